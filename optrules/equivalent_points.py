@@ -10,8 +10,6 @@ choice gives the same count, the only thing the bound uses).
 
 import numpy as np
 
-from optrules import bitset
-
 __all__ = ["equivalence_classes", "minority_bits", "check_minority"]
 
 
@@ -60,4 +58,3 @@ def check_minority(dataset, minority):
             f"{first_sample + 1}, which has only {int(allowed[u])} minority-label samples "
             f"({too_many.size} classes are over-marked); it does not match these antecedents and "
             "labels, and would make the equivalent-points bound unsound.")
-    return bitset.pack(minority)
