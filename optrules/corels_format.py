@@ -55,6 +55,8 @@ def _parse_lines(path):
         if not (name.startswith("{") and name.endswith("}")) or len(name) < 3:
             raise CorelsFormatError(
                 f"{where}: expected a name in braces like '{{feature:value}}' first; got {name!r}.")
+        if "{" in name[1:-1] or "}" in name[1:-1]:
+            raise CorelsFormatError(f"{where}: name {name!r} contains a brace inside the braces.")
         bits = tokens[1:]
         if not set(bits) <= {"0", "1"}:
             position, token = next((i, t) for i, t in enumerate(bits, 1) if t not in ("0", "1"))

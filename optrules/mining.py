@@ -27,6 +27,7 @@ from fractions import Fraction
 import numpy as np
 
 from optrules.dataset import BinaryDataset
+from optrules.params import parse_fraction
 
 __all__ = ["Item", "table_items", "mine_antecedents", "binarize"]
 
@@ -90,8 +91,9 @@ def mine_antecedents(table, max_cardinality=2, min_support=Fraction(1, 200), max
     table : Table
     max_cardinality : int, default 2
         Largest number of items in one antecedent (>= 1).
-    min_support : Fraction, default 1/200
-        s in [0, 1/2): keep antecedents holding for between s*N and (1-s)*N rows.
+    min_support : Fraction, str or float, default 1/200
+        s in [0, 1/2): keep antecedents holding for between s*N and (1-s)*N rows. Read
+        exactly: ``"0.1"`` and ``0.1`` both mean 1/10.
     max_thresholds : int, default 9
         Most cut points per numeric column.
 
@@ -99,6 +101,11 @@ def mine_antecedents(table, max_cardinality=2, min_support=Fraction(1, 200), max
     -------
     BinaryDataset
         Antecedents in the documented order, with the table's labels.
+
+    Raises
+    ------
+    ValueError
+        If ``min_support`` is not a number in [0, 1/2).
 
     Examples
     --------
@@ -111,8 +118,9 @@ def mine_antecedents(table, max_cardinality=2, min_support=Fraction(1, 200), max
     item_bits = [[item.evaluate(table, column) for item in column_items]
                  for column, column_items in enumerate(items)]
     n_samples = table.n_samples
-    min_support = Fraction(min_support)
-    low, high = min_support * n_samples, (1 - min_support) * n_samples
+    min_support_ = parse_fraction("min_support", min_support, low=0, high=Fraction(1, 2),
+                                  function="mine_antecedents", low_inclusive=True)
+    low, high = min_support_ * n_samples, (1 - min_support_) * n_samples
     names, bits = [], []
     for cardinality in range(1, max_cardinality + 1):
         for features in itertools.combinations(range(len(items)), cardinality):

@@ -6,8 +6,8 @@ from fractions import Fraction
 __all__ = ["parse_fraction"]
 
 
-def parse_fraction(name, value, *, low, high, function):
-    """Convert ``value`` to an exact Fraction in the open interval (low, high).
+def parse_fraction(name, value, *, low, high, function, low_inclusive=False):
+    """Convert ``value`` to an exact Fraction in (low, high), or [low, high) if ``low_inclusive``.
 
     Strings are parsed exactly (``"0.01"`` is 1/100, ``"1/100"`` likewise); floats go through
     their shortest decimal repr (``0.01`` is 1/100, not the binary double); ints and Fractions
@@ -31,6 +31,7 @@ def parse_fraction(name, value, *, low, high, function):
     except (ValueError, ZeroDivisionError) as error:
         raise ValueError(f"{where} must be a number like '0.01' or '1/100'. "
                          f"Got {value!r} instead.") from error
-    if not low < exact < high:
-        raise ValueError(f"{where} must be a fraction in ({low}, {high}). Got {value!r} instead.")
+    if not (low <= exact if low_inclusive else low < exact) or not exact < high:
+        interval = f"{'[' if low_inclusive else '('}{low}, {high})"
+        raise ValueError(f"{where} must be a fraction in {interval}. Got {value!r} instead.")
     return exact

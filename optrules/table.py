@@ -73,18 +73,20 @@ def read_csv(path, target, positive=None):
     path = Path(path)
     try:
         with path.open(newline="", encoding="utf-8") as handle:
-            rows = list(csv.reader(handle))
+            reader = csv.reader(handle)
+            # (line number where the row ends, row): a quoted cell may span several lines.
+            numbered = [(reader.line_num, row) for row in reader]
     except OSError as error:
         raise ValueError(f"{path}: cannot read CSV file ({error.strerror}).") from error
     except (UnicodeDecodeError, csv.Error) as error:
         raise ValueError(f"{path}: not a readable UTF-8 CSV file ({error}).") from error
-    if not rows:
+    if not numbered:
         raise ValueError(f"{path}: file is empty; expected a header row.")
-    header = [name.strip() for name in rows[0]]
-    body = rows[1:]
+    header = [name.strip() for name in numbered[0][1]]
+    body = [row for _, row in numbered[1:]]
     if not body:
         raise ValueError(f"{path}: the file has a header but no data rows.")
-    for number, row in enumerate(body, start=2):
+    for number, row in numbered[1:]:
         if len(row) != len(header):
             raise ValueError(f"{path}, line {number}: {len(row)} fields but the header has "
                              f"{len(header)}.")

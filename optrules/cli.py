@@ -1,0 +1,149 @@
+"""Command line: ``optrules rulelist`` (certifiably optimal rule lists) and ``optrules demo``.
+
+Exit status: 0 on success (also when a limit stopped the search: the output says so and gives
+the optimality gap), 2 for bad arguments or input files.
+"""
+
+import argparse
+import json
+import sys
+from fractions import Fraction
+from importlib import resources
+
+from optrules.corels_format import load_corels
+from optrules.mining import mine_antecedents
+from optrules.params import parse_fraction
+from optrules.rule_lists import BOUNDS, ENGINES, POLICIES, SYMMETRY_MAPS, ProgressLog, fit_rule_list
+from optrules.table import read_csv
+
+__all__ = ["main", "bundled_compas_csv"]
+
+COMPAS_TARGET = "recidivate-within-two-years"
+
+
+def bundled_compas_csv():
+    """Path-like of the bundled ProPublica COMPAS training split (6489 rows)."""
+    return resources.files("optrules") / "data" / "compas_train.csv"
+
+
+def _positive_int(text):
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return value
+
+
+def _positive_float(text):
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    return value
+
+
+def _add_rulelist_arguments(parser):
+    source = parser.add_argument_group("data (either a CSV table or CORELS files)")
+    source.add_argument("--csv", metavar="FILE", help="categorical/numeric table with a header")
+    source.add_argument("--target", metavar="COL", help="label column of --csv")
+    source.add_argument("--positive", metavar="VALUE",
+                        help="positive class of --target (default: 1 for 0/1, else the larger)")
+    source.add_argument("--corels-out", metavar="F", help="antecedent file (.out)")
+    source.add_argument("--corels-label", metavar="F", help="label file (.label)")
+    source.add_argument("--corels-minor", metavar="F",
+                        help="equivalent-points file (.minor); computed when absent")
+    mining = parser.add_argument_group("antecedent mining (with --csv)")
+    mining.add_argument("--max-cardinality", type=_positive_int, default=2, metavar="K",
+                        help="items per antecedent (default 2)")
+    mining.add_argument("--min-support", default="0.005", metavar="S",
+                        help="keep antecedents with support in [S, 1-S] (default 0.005)")
+    mining.add_argument("--max-thresholds", type=_positive_int, default=9, metavar="T",
+                        help="cut points per numeric column (default 9)")
+    search = parser.add_argument_group("search")
+    search.add_argument("--lam", required=True, metavar="λ",
+                        help="penalty per rule, exact: 0.01 means 1/100")
+    search.add_argument("--engine", choices=sorted(ENGINES), default="reference")
+    search.add_argument("--policy", choices=POLICIES, default="lower-bound")
+    search.add_argument("--map", choices=SYMMETRY_MAPS, default="prefix", dest="symmetry_map",
+                        help="symmetry map: prefix permutation, captured vector, or none")
+    search.add_argument("--disable-bound", action="append", default=[], choices=sorted(BOUNDS),
+                        metavar="NAME", help=f"switch a bound off (repeatable): {', '.join(BOUNDS)}")
+    search.add_argument("--max-nodes", type=_positive_int, metavar="N")
+    search.add_argument("--time-limit", type=_positive_float, metavar="SEC")
+    output = parser.add_argument_group("output")
+    output.add_argument("--json", action="store_true", help="print one JSON object")
+    output.add_argument("--save-model", metavar="FILE", help="write the rule list as JSON")
+    output.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+
+
+def _load_dataset(args, parser):
+    """The BinaryDataset named by the data options (exactly one source)."""
+    from_csv = args.csv is not None
+    from_corels = args.corels_out is not None or args.corels_label is not None
+    if from_csv == from_corels:
+        parser.error("give either --csv FILE --target COL, or --corels-out F --corels-label F")
+    if from_csv:
+        if args.target is None:
+            parser.error("--csv needs --target COL")
+        min_support = parse_fraction("--min-support", args.min_support, low=0, high=Fraction(1, 2),
+                                     function="optrules rulelist", low_inclusive=True)
+        table = read_csv(args.csv, args.target, args.positive)
+        return mine_antecedents(table, args.max_cardinality, min_support, args.max_thresholds)
+    if args.corels_out is None or args.corels_label is None:
+        parser.error("CORELS input needs both --corels-out and --corels-label")
+    return load_corels(args.corels_out, args.corels_label, args.corels_minor)
+
+
+def _run_rulelist(args, parser):
+    dataset = _load_dataset(args, parser)
+    lam = parse_fraction("--lam", args.lam, low=0, high=1, function="optrules rulelist")
+    result = fit_rule_list(dataset, lam, engine=args.engine, policy=args.policy,
+                           symmetry_map=args.symmetry_map, disabled_bounds=args.disable_bound,
+                           max_nodes=args.max_nodes, time_limit=args.time_limit,
+                           progress=None if args.quiet else ProgressLog(10.0))
+    if args.save_model:
+        result.rule_list.save(args.save_model)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        print(result.rule_list)
+        print(result.summary())
+    return 0
+
+
+def _run_demo(args, parser):
+    lam = "0.015"
+    print(f"Certifiably optimal rule list on the bundled ProPublica COMPAS training split "
+          f"(6489 rows), antecedents of up to 2 items with support >= 0.005, lambda = {lam}:\n")
+    with resources.as_file(bundled_compas_csv()) as path:
+        table = read_csv(path, COMPAS_TARGET)
+    dataset = mine_antecedents(table, max_cardinality=2)
+    print(f"{dataset.n_antecedents} antecedents mined.")
+    result = fit_rule_list(dataset, lam)
+    print(result.rule_list)
+    print(result.summary())
+    return 0
+
+
+def _parser():
+    parser = argparse.ArgumentParser(prog="optrules", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    rulelist = commands.add_parser("rulelist", help="certifiably optimal rule list (CORELS)")
+    _add_rulelist_arguments(rulelist)
+    rulelist.set_defaults(run=_run_rulelist, parser=rulelist)
+    demo = commands.add_parser("demo", help="run the main job on bundled COMPAS data")
+    demo.set_defaults(run=_run_demo, parser=demo)
+    return parser
+
+
+def main(argv=None):
+    """Entry point of the ``optrules`` command; returns the exit status."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args, args.parser)
+    except (ValueError, TypeError) as error:
+        print(f"optrules {args.command}: error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

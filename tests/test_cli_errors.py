@@ -1,0 +1,174 @@
+"""Error handling of the ``optrules rulelist`` command line (optrules.cli.main)."""
+
+import re
+
+import pytest
+
+from optrules.cli import main
+
+CSV = "a,b,y\nx,1,1\nx,2,1\nz,1,0\nz,2,0\nx,1,1\nz,2,1\n"
+OUT = "{a:x} 1 1 0 0 1 0\n{a:z} 0 0 1 1 0 1\n"
+LABEL = "{y:No} 0 0 1 1 0 0\n{y:Yes} 1 1 0 0 1 1\n"
+PREFIX = "optrules rulelist: error: "
+
+
+@pytest.fixture
+def csv_args(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text(CSV, encoding="utf-8")
+    return ["rulelist", "--csv", str(path), "--target", "y", "--quiet"]
+
+
+@pytest.fixture
+def corels_files(tmp_path):
+    out, label = tmp_path / "d.out", tmp_path / "d.label"
+    out.write_text(OUT, encoding="utf-8")
+    label.write_text(LABEL, encoding="utf-8")
+    return out, label
+
+
+def _error_line(capsys):
+    """The last stderr line, which must be the error message."""
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    return captured.err.rstrip("\n").splitlines()[-1]
+
+
+def _exits_2(argv, capsys):
+    with pytest.raises(SystemExit) as raised:
+        main(argv)
+    assert raised.value.code == 2
+    return _error_line(capsys)
+
+
+# --- --lam --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lam", ["0", "2", "1", "-0.01"])
+def test_lam_out_of_range(csv_args, capsys, lam):
+    assert main(csv_args + ["--lam", lam]) == 2
+    assert _error_line(capsys) == (PREFIX + "The '--lam' parameter of optrules rulelist must be a "
+                                   f"fraction in (0, 1). Got '{lam}' instead.")
+
+
+def test_lam_not_a_number(csv_args, capsys):
+    assert main(csv_args + ["--lam", "abc"]) == 2
+    assert _error_line(capsys) == (PREFIX + "The '--lam' parameter of optrules rulelist must be a "
+                                   "number like '0.01' or '1/100'. Got 'abc' instead.")
+
+
+def test_lam_as_a_ratio_is_accepted(csv_args, capsys):
+    assert main(csv_args + ["--lam", "1/100"]) == 0
+    captured = capsys.readouterr()
+    assert "error" not in captured.err
+    assert "{a:x}" in captured.out or "{a:z}" in captured.out or "{b:" in captured.out
+
+
+def test_lam_is_required(csv_args, capsys):
+    line = _exits_2(csv_args, capsys)
+    assert line == PREFIX + "the following arguments are required: --lam"
+
+
+# --- data sources -------------------------------------------------------------------------
+
+SOURCE_MESSAGE = PREFIX + "give either --csv FILE --target COL, or --corels-out F --corels-label F"
+
+
+def test_both_csv_and_corels_out(csv_args, corels_files, capsys):
+    out, label = corels_files
+    argv = csv_args + ["--corels-out", str(out), "--corels-label", str(label), "--lam", "0.01"]
+    assert _exits_2(argv, capsys) == SOURCE_MESSAGE
+
+
+def test_neither_csv_nor_corels(capsys):
+    assert _exits_2(["rulelist", "--lam", "0.01"], capsys) == SOURCE_MESSAGE
+
+
+def test_csv_without_target(tmp_path, capsys):
+    path = tmp_path / "t.csv"
+    path.write_text(CSV, encoding="utf-8")
+    line = _exits_2(["rulelist", "--csv", str(path), "--lam", "0.01"], capsys)
+    assert line == PREFIX + "--csv needs --target COL"
+
+
+def test_corels_out_without_label(corels_files, capsys):
+    out, _ = corels_files
+    line = _exits_2(["rulelist", "--corels-out", str(out), "--lam", "0.01"], capsys)
+    assert line == PREFIX + "CORELS input needs both --corels-out and --corels-label"
+
+
+def test_corels_label_without_out(corels_files, capsys):
+    _, label = corels_files
+    line = _exits_2(["rulelist", "--corels-label", str(label), "--lam", "0.01"], capsys)
+    assert line == PREFIX + "CORELS input needs both --corels-out and --corels-label"
+
+
+def test_corels_files_are_accepted(corels_files, capsys):
+    out, label = corels_files
+    argv = ["rulelist", "--corels-out", str(out), "--corels-label", str(label),
+            "--lam", "0.01", "--quiet"]
+    assert main(argv) == 0
+    assert "error" not in capsys.readouterr().err
+
+
+# --- mining parameters --------------------------------------------------------------------
+
+@pytest.mark.parametrize("value, problem", [
+    ("0.5", "must be a fraction in [0, 1/2). Got '0.5' instead."),
+    ("-0.1", "must be a fraction in [0, 1/2). Got '-0.1' instead."),
+    ("lots", "must be a number like '0.01' or '1/100'. Got 'lots' instead.")])
+def test_bad_min_support(csv_args, capsys, value, problem):
+    assert main(csv_args + ["--min-support", value, "--lam", "0.01"]) == 2
+    assert _error_line(capsys) == (PREFIX + "The '--min-support' parameter of optrules rulelist "
+                                   + problem)
+
+
+@pytest.mark.parametrize("option", ["--max-cardinality", "--max-thresholds", "--max-nodes"])
+def test_non_positive_integer_options(csv_args, capsys, option):
+    line = _exits_2(csv_args + [option, "0", "--lam", "0.01"], capsys)
+    assert line == PREFIX + f"argument {option}: must be a positive integer, got 0"
+
+
+def test_non_positive_time_limit(csv_args, capsys):
+    line = _exits_2(csv_args + ["--time-limit", "0", "--lam", "0.01"], capsys)
+    assert line == PREFIX + "argument --time-limit: must be a positive number of seconds, got 0"
+
+
+# --- malformed input files reach stderr ---------------------------------------------------
+
+def test_malformed_out_file(corels_files, capsys):
+    out, label = corels_files
+    out.write_text("{a:x} 1 1 0 0 1 0\n{a:z} 0 0 2 1 0 1\n", encoding="utf-8")
+    argv = ["rulelist", "--corels-out", str(out), "--corels-label", str(label), "--lam", "0.01"]
+    assert main(argv) == 2
+    assert _error_line(capsys) == (PREFIX + f"{out}, line 2: token 3 is '2'; every sample must "
+                                   "be 0 or 1.")
+
+
+def test_label_file_of_other_length(corels_files, capsys):
+    out, label = corels_files
+    label.write_text("{y:No} 0 0 1 1 0\n{y:Yes} 1 1 0 0 1\n", encoding="utf-8")
+    argv = ["rulelist", "--corels-out", str(out), "--corels-label", str(label), "--lam", "0.01"]
+    assert main(argv) == 2
+    assert _error_line(capsys) == (PREFIX + f"{label}: label file has 5 samples but the "
+                                   f"antecedent file {out} has 6.")
+
+
+def test_missing_csv_file(tmp_path, capsys):
+    path = tmp_path / "absent.csv"
+    argv = ["rulelist", "--csv", str(path), "--target", "y", "--lam", "0.01"]
+    assert main(argv) == 2
+    assert re.fullmatch(re.escape(PREFIX + f"{path}: cannot read CSV file (") + ".+" + r"\)\.",
+                        _error_line(capsys))
+
+
+def test_csv_with_missing_target(csv_args, capsys):
+    argv = [arg if arg != "y" else "label" for arg in csv_args] + ["--lam", "0.01"]
+    assert main(argv) == 2
+    assert _error_line(capsys).endswith(
+        "target column 'label' not found; columns are ['a', 'b', 'y'].")
+
+
+def test_positive_not_a_value(csv_args, capsys):
+    assert main(csv_args + ["--positive", "2", "--lam", "0.01"]) == 2
+    assert _error_line(capsys).endswith(
+        "positive class '2' is not a value of target column 'y'; values are ['0', '1'].")

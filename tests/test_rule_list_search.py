@@ -1,0 +1,133 @@
+"""Rule-list search (CORELS) against exhaustive enumeration, bound by bound.
+
+Each engine in ENGINES runs the same tests (one subclass per engine, as CPython's heapq tests
+pair the Python and C implementations).
+"""
+
+import importlib
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from brute_force import optimal_objective, rescore
+from optrules.dataset import BinaryDataset
+from optrules.rule_lists import BOUNDS, ENGINES, POLICIES, SYMMETRY_MAPS, fit_rule_list
+from optrules.rulelist import score
+
+# λ values whose length bound floor(1/(2λ)) keeps enumeration small for up to 10 antecedents.
+LAMBDAS = [Fraction(1, 10), Fraction(2, 15), Fraction(1, 7), Fraction(1, 5), Fraction(1, 4),
+           Fraction(1, 3), Fraction(9, 20)]
+SMALL_LAMBDAS = [Fraction(1, 20), Fraction(1, 30), Fraction(1, 100)]
+
+
+@st.composite
+def rule_list_instances(draw):
+    """Small binary datasets, including duplicated antecedents, constant labels, conflicts."""
+    n_antecedents = draw(st.integers(1, 10))
+    n_samples = draw(st.integers(1, 60))
+    lam = draw(st.sampled_from(LAMBDAS if n_antecedents > 6 else LAMBDAS + SMALL_LAMBDAS))
+    bits = np.array(draw(st.lists(st.lists(st.booleans(), min_size=n_samples,
+                                           max_size=n_samples),
+                                  min_size=n_antecedents, max_size=n_antecedents)), dtype=bool)
+    if n_antecedents > 1 and draw(st.booleans()):
+        bits[-1] = bits[0]                       # a duplicated antecedent
+    labels = np.array(draw(st.lists(st.booleans(), min_size=n_samples, max_size=n_samples)))
+    if n_samples > 1 and draw(st.booleans()):    # an identical row with the opposite label
+        bits[:, -1] = bits[:, 0]
+        labels[-1] = not labels[0]
+    names = [f"a{m}" for m in range(n_antecedents)]
+    return BinaryDataset.from_bits(names, bits, labels, class_names=("neg", "pos")), lam
+
+
+class RuleListSearchTests:
+    engine = None
+
+    def fit(self, data, lam, **options):
+        result = fit_rule_list(data, lam, engine=self.engine, **options)
+        self.check_result(data, lam, result)
+        return result
+
+    def check_result(self, data, lam, result):
+        """Re-score the returned model independently and check its bookkeeping."""
+        mistakes, label_errors = rescore(data.antecedent_bits(), data.label_bits(),
+                                         list(data.antecedent_names), data.class_names,
+                                         result.rule_list)
+        assert label_errors == [], f"{self.engine}: non-majority labels at {label_errors}"
+        assert mistakes == result.mistakes, self.engine
+        assert result.lam == Fraction(lam)
+        expected = Fraction(mistakes, data.n_samples) + result.lam * len(result.rule_list)
+        assert result.objective == expected, self.engine
+        assert score(result.rule_list, data, result.lam).objective == expected
+        assert result.lower_bound <= result.objective
+        assert len({r.antecedent for r in result.rule_list.rules}) == len(result.rule_list)
+
+    @given(rule_list_instances())
+    def test_optimum_equals_enumeration_with_each_bound_switched_off(self, instance):
+        data, lam = instance
+        optimum, _ = optimal_objective(data.antecedent_bits(), data.label_bits(), lam)
+        for disabled in [()] + [(name,) for name in BOUNDS]:
+            result = self.fit(data, lam, disabled_bounds=disabled)
+            assert result.status == "optimal"
+            assert result.objective == optimum, f"{self.engine} without {disabled}"
+            assert result.lower_bound == optimum
+
+    @given(rule_list_instances())
+    def test_optimum_equals_enumeration_for_every_policy_and_map(self, instance):
+        data, lam = instance
+        optimum, _ = optimal_objective(data.antecedent_bits(), data.label_bits(), lam)
+        for policy in POLICIES:
+            for symmetry_map in SYMMETRY_MAPS:
+                result = self.fit(data, lam, policy=policy, symmetry_map=symmetry_map)
+                assert result.objective == optimum, f"{self.engine} {policy} {symmetry_map}"
+
+    @given(rule_list_instances())
+    def test_invariant_to_sample_order_and_duplicated_samples(self, instance):
+        data, lam = instance
+        result = self.fit(data, lam)
+        permutation = np.random.default_rng(0).permutation(data.n_samples)
+        assert self.fit(data.subset(samples=permutation), lam).objective == result.objective
+        doubled = data.subset(samples=np.r_[np.arange(data.n_samples), np.arange(data.n_samples)])
+        # Doubling every sample doubles mistakes and N: mistakes/N is unchanged.
+        assert self.fit(doubled, lam).objective == result.objective
+
+    def test_same_input_same_output(self):
+        rng = np.random.default_rng(7)
+        data = BinaryDataset.from_bits([f"a{m}" for m in range(8)], rng.random((8, 40)) < 0.4,
+                                       rng.random(40) < 0.5)
+        first, second = self.fit(data, "1/20"), self.fit(data, "1/20")
+        assert first.rule_list == second.rule_list and first.objective == second.objective
+
+    def test_node_limit_returns_incumbent_with_gap(self):
+        rng = np.random.default_rng(3)
+        data = BinaryDataset.from_bits([f"a{m}" for m in range(12)], rng.random((12, 80)) < 0.5,
+                                       rng.random(80) < 0.5)
+        full = self.fit(data, "1/50")
+        limited = self.fit(data, "1/50", max_nodes=3)
+        assert full.status == "optimal" and limited.status == "limit"
+        assert limited.nodes_expanded == 3
+        assert limited.lower_bound <= full.objective <= limited.objective
+        assert limited.remaining_search_space > 0
+        assert limited.gap == limited.objective - limited.lower_bound
+
+    def test_time_limit_stops(self, compas_dir):
+        from optrules.corels_format import load_corels
+        data = load_corels(compas_dir / "compas_train.out", compas_dir / "compas_train.label",
+                           compas_dir / "compas_train.minor")
+        result = self.fit(data, "0.005", time_limit=0.5)
+        assert result.status == "limit" and result.seconds < 5
+        assert result.lower_bound < result.objective
+
+    def test_engine_is_the_one_named(self, monkeypatch):
+        module = importlib.import_module(ENGINES[self.engine])
+        calls = []
+        original = module.corels
+        monkeypatch.setattr(module, "corels", lambda *a: calls.append(1) or original(*a))
+        data = BinaryDataset.from_bits(["a"], [[1, 0]], [1, 0])
+        fit_rule_list(data, "1/10", engine=self.engine)
+        assert calls == [1]
+
+
+class TestReferenceEngine(RuleListSearchTests):
+    engine = "reference"
