@@ -1,5 +1,6 @@
 """Error handling of the ``optrules rulelist`` command line (optrules.cli.main)."""
 
+import json
 import re
 
 import pytest
@@ -56,11 +57,14 @@ def test_lam_not_a_number(csv_args, capsys):
                                    "number like '0.01' or '1/100'. Got 'abc' instead.")
 
 
-def test_lam_as_a_ratio_is_accepted(csv_args, capsys):
-    assert main(csv_args + ["--lam", "1/100"]) == 0
+@pytest.mark.parametrize("lam", ["1/100", "0.01"])
+def test_lam_as_a_ratio_or_decimal_is_accepted_exactly(csv_args, capsys, lam):
+    assert main(csv_args + ["--lam", lam, "--json"]) == 0
     captured = capsys.readouterr()
-    assert "error" not in captured.err
-    assert "{a:x}" in captured.out or "{a:z}" in captured.out or "{b:" in captured.out
+    assert captured.err == ""
+    result = json.loads(captured.out)
+    assert result["lambda"] == "1/100"
+    assert result["objective"] == "53/300"  # 1 mistake in 6 plus one rule at 1/100
 
 
 def test_lam_is_required(csv_args, capsys):

@@ -1,0 +1,136 @@
+"""The shared problem model: bitsets, datasets, rule lists, exact scores, parameters."""
+
+import json
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from optrules import bitset
+from optrules.dataset import BinaryDataset
+from optrules.equivalent_points import check_minority, minority_bits
+from optrules.params import parse_fraction
+from optrules.rule_lists import fit_rule_list
+from optrules.rulelist import Rule, RuleList, score
+
+
+@given(st.lists(st.booleans(), min_size=1, max_size=300))
+def test_bitset_round_trips(bits):
+    words = bitset.pack(bits)
+    assert words.dtype == np.uint64 and words.size == bitset.n_words(len(bits))
+    assert list(bitset.unpack(words, len(bits))) == bits
+    assert bitset.popcount(words) == sum(bits)
+    as_int = bitset.to_int(words)
+    assert as_int == sum(1 << i for i, b in enumerate(bits) if b)
+    assert np.array_equal(bitset.from_int(as_int, len(bits)), words)
+
+
+def test_bitset_from_int_rejects_bits_past_n_samples():
+    with pytest.raises(ValueError, match="beyond sample 3"):
+        bitset.from_int(1 << 4, 4)
+
+
+def test_dataset_validation_messages():
+    with pytest.raises(ValueError, match=r"expected \(2, 3\)"):
+        BinaryDataset.from_bits(["a", "b"], [[1, 0, 1]], [1, 0, 1])
+    with pytest.raises(ValueError, match="duplicate antecedent name 'a'"):
+        BinaryDataset.from_bits(["a", "a"], [[1, 0], [0, 1]], [1, 0])
+    with pytest.raises(ValueError, match="two distinct names"):
+        BinaryDataset.from_bits(["a"], [[1, 0]], [1, 0], class_names=("x", "x"))
+
+
+def example_rule_list():
+    return RuleList((Rule("a", "Yes"), Rule("b", "No")), "Yes", target="t",
+                    class_names=("No", "Yes"))
+
+
+def test_rule_list_prints_if_elif_else():
+    assert str(example_rule_list()) == "if {a} then Yes\nelif {b} then No\nelse Yes"
+    assert str(RuleList((), "No", "t", ("No", "Yes"))) == "always No"
+
+
+def test_rule_list_json_round_trip(tmp_path):
+    rule_list = example_rule_list()
+    assert RuleList.from_json(rule_list.to_json()) == rule_list
+    path = tmp_path / "model.json"
+    rule_list.save(path)
+    assert json.loads(path.read_text())["rules"][0] == {"antecedent": "a", "prediction": "Yes"}
+    assert RuleList.load(path) == rule_list
+
+
+def test_rule_list_json_errors():
+    with pytest.raises(ValueError, match="not an optrules rule list"):
+        RuleList.from_dict({"rules": []})
+    bad = example_rule_list().to_dict()
+    bad["default"] = "Maybe"
+    with pytest.raises(ValueError, match="'Maybe' is not one of"):
+        RuleList.from_dict(bad)
+    del bad["rules"]
+    with pytest.raises(ValueError, match="rules"):
+        RuleList.from_dict(bad)
+
+
+def test_predict_and_exact_score():
+    data = BinaryDataset.from_bits(["a", "b"], [[1, 1, 0, 0, 0], [1, 0, 1, 1, 0]],
+                                   [1, 0, 0, 1, 1], class_names=("No", "Yes"))
+    rule_list = example_rule_list()
+    assert list(rule_list.predict(data)) == ["Yes", "Yes", "No", "No", "Yes"]
+    result = score(rule_list, data, Fraction(1, 10))
+    assert result.mistakes == 2 and result.objective == Fraction(2, 5) + Fraction(2, 10)
+    with pytest.raises(ValueError, match="no antecedent named 'c'"):
+        RuleList((Rule("c", "Yes"),), "No", "t", ("No", "Yes")).predict(data)
+
+
+@pytest.mark.parametrize("given_value, exact", [("0.01", Fraction(1, 100)), ("1/100", Fraction(1, 100)),
+                                         (0.01, Fraction(1, 100)), (Fraction(3, 7), Fraction(3, 7))])
+def test_parse_fraction_is_exact(given_value, exact):
+    assert parse_fraction("lam", given_value, low=0, high=1, function="f") == exact
+
+
+@pytest.mark.parametrize("bad, error, message", [
+    ("abc", ValueError, "must be a number like"), (0, ValueError, r"in \(0, 1\)"),
+    ("1", ValueError, r"in \(0, 1\)"), (True, TypeError, "must be a fraction"),
+    (float("nan"), ValueError, "finite"), ([0.1], TypeError, "must be a fraction")])
+def test_parse_fraction_errors(bad, error, message):
+    with pytest.raises(error, match=message):
+        parse_fraction("lam", bad, low=0, high=1, function="fit_rule_list")
+
+
+@pytest.mark.parametrize("options, error, message", [
+    ({"engine": "turbo"}, ValueError, r"'engine' parameter of fit_rule_list must be one of \['reference'\]"),
+    ({"policy": "random"}, ValueError, "'policy' parameter"),
+    ({"symmetry_map": 3}, TypeError, "'symmetry_map' parameter"),
+    ({"disabled_bounds": ["nonsense"]}, ValueError, "unknown bounds \\['nonsense'\\]"),
+    ({"max_nodes": 0}, ValueError, "'max_nodes' parameter of fit_rule_list must be positive"),
+    ({"time_limit": "1"}, TypeError, "'time_limit' parameter")])
+def test_fit_rule_list_parameter_errors(options, error, message):
+    data = BinaryDataset.from_bits(["a"], [[1, 0]], [1, 0])
+    with pytest.raises(error, match=message):
+        fit_rule_list(data, "0.1", **options)
+
+
+def test_fit_rule_list_rejects_non_dataset():
+    with pytest.raises(TypeError, match="must be a BinaryDataset. Got list"):
+        fit_rule_list([[1, 0]], "0.1")
+
+
+@given(st.integers(1, 6), st.integers(1, 40), st.randoms(use_true_random=False))
+def test_minority_bits_count_minorities_of_identical_rows(n_antecedents, n_samples, rnd):
+    bits = [[rnd.random() < 0.5 for _ in range(n_samples)] for _ in range(n_antecedents)]
+    labels = [rnd.random() < 0.5 for _ in range(n_samples)]
+    data = BinaryDataset.from_bits([f"a{m}" for m in range(n_antecedents)], bits, labels)
+    minority = minority_bits(data)
+    groups = {}
+    for n in range(n_samples):
+        groups.setdefault(tuple(row[n] for row in bits), []).append(labels[n])
+    assert minority.sum() == sum(min(sum(g), len(g) - sum(g)) for g in groups.values())
+    check_minority(data, minority)  # sound by construction
+
+
+def test_unsound_minority_file_is_rejected():
+    data = BinaryDataset.from_bits(["a"], [[1, 1, 0, 0]], [1, 0, 0, 0])
+    with pytest.raises(ValueError, match="marks 2 samples in the equivalence class of sample 1"):
+        fit_rule_list(data.with_minority([1, 1, 0, 0]), "0.1")
+    weaker = fit_rule_list(data.with_minority([0, 0, 0, 0]), "0.1")  # sound, just weaker
+    assert weaker.objective == fit_rule_list(data, "0.1").objective
