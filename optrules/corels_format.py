@@ -123,8 +123,8 @@ def read_label(path):
     conflict = np.flatnonzero(negative == positive)
     if conflict.size:
         raise CorelsFormatError(
-            f"{path}: sample {conflict[0] + 1} has {'both' if positive[conflict[0]] else 'neither'}"
-            f" label bit set ({conflict.size} such samples); each sample has exactly one label.")
+            f"{path}: sample {conflict[0] + 1} has {'both label bits' if positive[conflict[0]] else 'neither label bit'}"
+            f" set ({conflict.size} such samples); each sample has exactly one label.")
     return targets[0], (class_names[0], class_names[1]), positive
 
 

@@ -120,13 +120,16 @@ def table_from_columns(columns, target, positive=None):
     target_cells = columns.pop(target)
     missing = [n for n, cell in enumerate(target_cells) if cell == ""]
     if missing:
-        raise ValueError(f"target column {target!r} is missing in {len(missing)} rows "
+        raise ValueError(f"target column {target!r} is missing in {len(missing)} row(s) "
                          f"(first: data row {missing[0] + 1}).")
     negative_value, positive_value = _class_values(target, target_cells, positive)
     labels = np.array([cell == positive_value for cell in target_cells], dtype=bool)
     # CORELS' label files call a 0/1 target's classes No and Yes.
     class_names = (("No", "Yes") if (negative_value, positive_value) == ("0", "1")
                    else (negative_value, positive_value))
+    _check_text(f"target column name {target!r}", target, extra=(":",))
+    for value in class_names:
+        _check_text(f"class {value!r} of target column {target!r}", value)
     names = tuple(columns)
     for name in names:
         _check_text(f"column name {name!r}", name, extra=(":",))

@@ -129,12 +129,17 @@ def test_bad_min_support(csv_args, capsys, value, problem):
 @pytest.mark.parametrize("option", ["--max-cardinality", "--max-thresholds", "--max-nodes"])
 def test_non_positive_integer_options(csv_args, capsys, option):
     line = _exits_2(csv_args + [option, "0", "--lam", "0.01"], capsys)
-    assert line == PREFIX + f"argument {option}: must be a positive integer, got 0"
+    assert line == PREFIX + f"argument {option}: must be a positive integer, got '0'"
+
+
+def test_non_numeric_integer_option(csv_args, capsys):
+    line = _exits_2(csv_args + ["--max-nodes", "abc", "--lam", "0.01"], capsys)
+    assert line == PREFIX + "argument --max-nodes: must be a positive integer, got 'abc'"
 
 
 def test_non_positive_time_limit(csv_args, capsys):
     line = _exits_2(csv_args + ["--time-limit", "0", "--lam", "0.01"], capsys)
-    assert line == PREFIX + "argument --time-limit: must be a positive number of seconds, got 0"
+    assert line == PREFIX + "argument --time-limit: must be a positive number of seconds, got '0'"
 
 
 # --- malformed input files reach stderr ---------------------------------------------------

@@ -143,7 +143,7 @@ def test_label_name_without_class(tmp_path):
 def test_sample_with_both_label_bits(tmp_path):
     path = _write(tmp_path, "both.label", "{y:No} 1 1 0 1\n{y:Yes} 0 1 1 1\n")
     with pytest.raises(CorelsFormatError,
-                       match=_where(path) + re.escape(": sample 2 has both label bit set "
+                       match=_where(path) + re.escape(": sample 2 has both label bits set "
                                                       "(2 such samples)")):
         read_label(path)
 

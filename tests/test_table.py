@@ -80,7 +80,7 @@ def test_many_target_values_are_abbreviated():
 def test_missing_target_values(tmp_path):
     path = _csv(tmp_path, "a,y\nx,1\nz,\nx,0\nz,  \n")
     with pytest.raises(ValueError, match=_in(path) + re.escape(
-            ": target column 'y' is missing in 2 rows (first: data row 2).")):
+            ": target column 'y' is missing in 2 row(s) (first: data row 2).")):
         read_csv(path, "y")
 
 
@@ -293,3 +293,9 @@ def test_binarize_unknown_feature():
 
 def test_binarize_of_no_antecedents_has_shape_zero_by_n():
     assert binarize(_order_table(), []).shape == (0, 4)
+
+
+def test_class_value_that_cannot_be_written_as_a_label_name():
+    with pytest.raises(ValueError, match="class 'high risk' of target column 'y' is empty or "
+                                         "contains whitespace"):
+        table_from_columns({"a": ["x", "y"], "y": ["high risk", "low"]}, "y")
