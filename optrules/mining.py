@@ -17,7 +17,7 @@ Antecedents
     each feature. Items are joined with ``,``. An antecedent is kept when its support count c
     satisfies ``s*N <= c <= (1 - s)*N`` (exact, with ``s`` a Fraction); by Thm 10 and Thm 12 of
     the paper, antecedents with support at most λ or at least 1 - λ never occur in an optimal
-    rule list, so ``s < λ`` loses nothing.
+    rule list, so ``s <= λ`` loses nothing.
 """
 
 import itertools

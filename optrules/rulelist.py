@@ -90,6 +90,9 @@ class RuleList:
         """Inverse of :meth:`to_dict`; raises ValueError naming the first bad field."""
         if not isinstance(data, dict) or data.get("format") != _FORMAT:
             raise ValueError(f"not an optrules rule list: expected 'format': '{_FORMAT}'.")
+        if data.get("version") != 1:
+            raise ValueError(f"unsupported rule list version {data.get('version')!r}; this "
+                             "optrules reads version 1.")
         try:
             class_names = tuple(data["class_names"])
             rules = tuple(Rule(str(r["antecedent"]), str(r["prediction"])) for r in data["rules"])
@@ -97,6 +100,8 @@ class RuleList:
             target = str(data["target"])
         except (KeyError, TypeError) as error:
             raise ValueError(f"rule list JSON lacks or mistypes field {error}.") from error
+        if len(class_names) != 2 or class_names[0] == class_names[1]:
+            raise ValueError(f"'class_names' must be two distinct names; got {list(class_names)}.")
         for prediction in [r.prediction for r in rules] + [default]:
             if prediction not in class_names:
                 raise ValueError(f"prediction {prediction!r} is not one of {list(class_names)}.")

@@ -327,7 +327,9 @@ class _BranchAndBound:
         for node in self.live_queue():
             free = n_antecedents - node.depth
             slack = (self.best_objective - node.lower_bound) // self.rule_penalty
-            f = max(0, min(slack, free))
+            if slack < 0:
+                continue  # b(d_p) > R^c: eq. 22's inner sum is empty
+            f = min(slack, free)
             term, permutations = 0, 1
             for k in range(f + 1):
                 term += permutations

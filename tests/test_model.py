@@ -134,3 +134,11 @@ def test_unsound_minority_file_is_rejected():
         fit_rule_list(data.with_minority([1, 1, 0, 0]), "0.1")
     weaker = fit_rule_list(data.with_minority([0, 0, 0, 0]), "0.1")  # sound, just weaker
     assert weaker.objective == fit_rule_list(data, "0.1").objective
+
+
+def test_rule_list_json_version_and_class_names_are_checked():
+    data = example_rule_list().to_dict()
+    with pytest.raises(ValueError, match="unsupported rule list version 2"):
+        RuleList.from_dict(dict(data, version=2))
+    with pytest.raises(ValueError, match="two distinct names"):
+        RuleList.from_dict(dict(data, class_names=["Yes", "Yes"]))
