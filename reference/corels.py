@@ -55,21 +55,17 @@ class _Node:
         self.deleted = False
         self.map_key = None
 
+    def path(self):
+        """The nodes from the first rule down to this one (empty for the root)."""
+        nodes, node = [], self
+        while node.parent is not None:
+            nodes.append(node)
+            node = node.parent
+        return nodes[::-1]
+
     def prefix(self):
         """The antecedent indices (p_1, ..., p_K) of this prefix."""
-        antecedents, node = [], self
-        while node.parent is not None:
-            antecedents.append(node.antecedent)
-            node = node.parent
-        return antecedents[::-1]
-
-    def predictions(self):
-        """The labels (q_1, ..., q_K) of this prefix's rules."""
-        labels, node = [], self
-        while node.parent is not None:
-            labels.append(node.prediction)
-            node = node.parent
-        return labels[::-1]
+        return [node.antecedent for node in self.path()]
 
 
 def _priority(policy, node, sequence):
@@ -268,8 +264,9 @@ class _BranchAndBound:
         n_remaining_positive = (remaining & self.labels).bit_count()
         default = self._default_label(remaining.bit_count(), n_remaining_positive)
         self.best_objective = child.objective
-        self.best_rule_list = (child.parent.prefix() + [child.antecedent],
-                               child.parent.predictions() + [child.prediction], default)
+        path = child.parent.path() + [child]
+        self.best_rule_list = ([node.antecedent for node in path],
+                               [node.prediction for node in path], default)
         self._garbage_collect(self.root)
 
     def _garbage_collect(self, node):
