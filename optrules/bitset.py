@@ -11,7 +11,8 @@ readable pure-Python bitset; :func:`to_int` and :func:`from_int` convert exactly
 
 import numpy as np
 
-__all__ = ["WORD_BITS", "n_words", "pack", "unpack", "popcount", "to_int", "from_int"]
+__all__ = ["WORD_BITS", "n_words", "pack", "unpack", "popcount", "to_int", "from_int",
+           "int_members"]
 
 WORD_BITS = 64
 
@@ -58,3 +59,8 @@ def from_int(value, n_samples):
         raise ValueError(f"bitset value has bits beyond sample {n_samples - 1}")
     raw = value.to_bytes(n_words(n_samples) * 8, "little")
     return np.frombuffer(raw, dtype="<u8").astype(np.uint64)
+
+
+def int_members(value):
+    """Positions of the set bits of a non-negative Python integer, ascending."""
+    return [i for i, bit in enumerate(reversed(bin(value)[2:])) if bit == "1"]

@@ -6,8 +6,9 @@ from fractions import Fraction
 __all__ = ["parse_fraction"]
 
 
-def parse_fraction(name, value, *, low, high, function, low_inclusive=False):
-    """Convert ``value`` to an exact Fraction in (low, high), or [low, high) if ``low_inclusive``.
+def parse_fraction(name, value, *, low, high, function, low_inclusive=False,
+                   high_inclusive=False):
+    """Convert ``value`` to an exact Fraction between low and high (ends open unless inclusive).
 
     Strings are parsed exactly (``"0.01"`` is 1/100, ``"1/100"`` likewise); floats go through
     their shortest decimal repr (``0.01`` is 1/100, not the binary double); ints and Fractions
@@ -31,7 +32,8 @@ def parse_fraction(name, value, *, low, high, function, low_inclusive=False):
     except (ValueError, ZeroDivisionError) as error:
         raise ValueError(f"{where} must be a number like '0.01' or '1/100'. "
                          f"Got {value!r} instead.") from error
-    if not (low <= exact if low_inclusive else low < exact) or not exact < high:
-        interval = f"{'[' if low_inclusive else '('}{low}, {high})"
+    if not (low <= exact if low_inclusive else low < exact) or \
+            not (exact <= high if high_inclusive else exact < high):
+        interval = f"{'[' if low_inclusive else '('}{low}, {high}{']' if high_inclusive else ')'}"
         raise ValueError(f"{where} must be a fraction in {interval}. Got {value!r} instead.")
     return exact

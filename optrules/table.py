@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["Table", "read_csv", "table_from_columns"]
+__all__ = ["Table", "read_csv", "read_csv_columns", "table_from_columns"]
 
 _RESERVED = (",", "{", "}")
 
@@ -53,22 +53,12 @@ class Table:
         return np.array([float(cell) if cell != "" else math.nan for cell in self.columns[j]])
 
 
-def read_csv(path, target, positive=None):
-    """Read a CSV file with a header row into a :class:`Table`.
+def read_csv_columns(path):
+    """Read a CSV file with a header row into ``{column name: tuple of cell strings}``.
 
-    Parameters
-    ----------
-    path : str or Path
-    target : str
-        Name of the label column.
-    positive : str, optional
-        The positive class value; by default ``1`` for 0/1 targets, else the larger value.
-
-    Raises
-    ------
-    ValueError
-        If the file cannot be read, is empty, lacks the target column, has a row with the
-        wrong number of fields, or its target is not binary. Messages name file and line.
+    Cells are stripped; an empty cell is missing. Raises ValueError naming the file (and the
+    line, for a row with the wrong number of fields) when the file cannot be read, is empty,
+    has no data rows, a ragged row or a duplicate column name.
     """
     path = Path(path)
     try:
@@ -94,6 +84,27 @@ def read_csv(path, target, positive=None):
     if len(columns) != len(header):
         duplicate = next(n for n in header if header.count(n) > 1)
         raise ValueError(f"{path}: duplicate column name {duplicate!r} in the header.")
+    return columns
+
+
+def read_csv(path, target, positive=None):
+    """Read a CSV file with a header row into a :class:`Table`.
+
+    Parameters
+    ----------
+    path : str or Path
+    target : str
+        Name of the label column.
+    positive : str, optional
+        The positive class value; by default ``1`` for 0/1 targets, else the larger value.
+
+    Raises
+    ------
+    ValueError
+        If the file cannot be read, is empty, lacks the target column, has a row with the
+        wrong number of fields, or its target is not binary. Messages name file and line.
+    """
+    columns = read_csv_columns(path)
     try:
         return table_from_columns(columns, target, positive)
     except ValueError as error:

@@ -1,0 +1,120 @@
+"""The base-learner problem of gradient rule boosting, held exactly.
+
+Boley et al. (2021), §2.3: for a query q with extent I(q), maximise
+
+    obj(q) = (Σ_{i∈I(q)} g_i)^2 / (2n (λ + Σ_{i∈I(q)} h_i))            (eq. 2.3)
+
+and give the rule the weight w = -Σg / (λ + Σh)                          (eq. 2.2).
+
+Exactness: g, h and λ are converted to rationals (floats exactly, through ``Fraction``) and
+multiplied by one common denominator ``scale`` S, so the engines work on integers:
+G = S·Σg, D = S·λ + S·Σh, and obj = G^2 / (2n·S·D). Comparing two objectives is comparing
+G_1^2·D_2 with G_2^2·D_1, an integer comparison. Floats are only ever outputs.
+"""
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from optrules import bitset
+
+__all__ = ["GradientProblem"]
+
+
+def _exact(values, what):
+    exact = []
+    for value in values:
+        if isinstance(value, (float, np.floating)) and not math.isfinite(value):
+            raise ValueError(f"{what} contains a non-finite value {value!r}.")
+        exact.append(Fraction(value) if not isinstance(value, (float, np.floating))
+                     else Fraction(float(value)))
+    return exact
+
+
+@dataclass(frozen=True, eq=False)
+class GradientProblem:
+    """Propositions' extents and exact, integer-scaled gradient statistics.
+
+    Attributes
+    ----------
+    extents : tuple of int
+        Extent of each proposition as a Python-int bitset over samples (bit i = sample i).
+    names : tuple of str
+        Proposition names, in the fixed proposition order.
+    g, h : tuple of int
+        S·g_i and S·h_i (h_i > 0).
+    lam : int
+        S·λ (λ >= 0).
+    scale : int
+        S, the common denominator.
+    n_samples : int
+    """
+
+    extents: tuple
+    names: tuple
+    g: tuple
+    h: tuple
+    lam: int
+    scale: int
+    n_samples: int
+
+    @classmethod
+    def from_values(cls, extents, names, g, h, lam):
+        """Build from packed or boolean extents and numbers (float, int or Fraction).
+
+        Raises
+        ------
+        ValueError
+            If lengths disagree, a value is not finite, some h_i <= 0 or λ < 0.
+        """
+        g_exact = _exact(np.asarray(g, dtype=object).ravel().tolist(), "g")
+        h_exact = _exact(np.asarray(h, dtype=object).ravel().tolist(), "h")
+        (lam_exact,) = _exact([lam], "lam")
+        n_samples = len(g_exact)
+        if len(h_exact) != n_samples or n_samples == 0:
+            raise ValueError(f"g and h must be non-empty and of equal length; got {len(g_exact)} "
+                             f"and {len(h_exact)}.")
+        if min(h_exact) <= 0:
+            raise ValueError("every h_i must be strictly positive (Boley et al. 2021, Thm 3.1); "
+                             f"got min h = {float(min(h_exact))}.")
+        if lam_exact < 0:
+            raise ValueError(f"lam must be >= 0; got {lam}.")
+        scale = math.lcm(*(v.denominator for v in g_exact + h_exact + [lam_exact]))
+        extents = np.asarray(extents)
+        if extents.dtype == bool:
+            if extents.ndim != 2 or extents.shape[1] != n_samples:
+                raise ValueError(f"extents must have shape (d, {n_samples}); got {extents.shape}.")
+            extents = bitset.pack(extents).reshape(len(extents), bitset.n_words(n_samples))
+        ints = tuple(bitset.to_int(row) for row in extents)
+        if len(names) != len(ints):
+            raise ValueError(f"{len(names)} names for {len(ints)} extents.")
+        return cls(ints, tuple(names), tuple(int(v * scale) for v in g_exact),
+                   tuple(int(v * scale) for v in h_exact), int(lam_exact * scale), scale,
+                   n_samples)
+
+    @property
+    def everything(self):
+        """The extent of the empty query ⊤ (all samples)."""
+        return (1 << self.n_samples) - 1
+
+    def sums(self, extent):
+        """(G, D) = (S·Σg, S·λ + S·Σh) over a bitset extent."""
+        members = bitset.int_members(extent)
+        return (sum(self.g[i] for i in members), self.lam + sum(self.h[i] for i in members))
+
+    def objective_of_sums(self, total_g, total_d):
+        """obj = G^2 / (2n·S·D) as an exact Fraction (0 for an empty extent with λ = 0)."""
+        if total_d == 0:
+            return Fraction(0)
+        return Fraction(total_g * total_g, 2 * self.n_samples * self.scale * total_d)
+
+    def objective(self, extent):
+        """Exact obj of the query with this extent (eq. 2.3)."""
+        return self.objective_of_sums(*self.sums(extent))
+
+    def weight(self, extent):
+        """Exact optimal weight w = -Σg / (λ + Σh) (eq. 2.2); 0 when undefined."""
+        total_g, total_d = self.sums(extent)
+        return Fraction(-total_g, total_d) if total_d else Fraction(0)

@@ -1,0 +1,257 @@
+"""Optimal and greedy base learners for gradient rule boosting, readable reference.
+
+The optimal learner is Algorithm 1 of Boley et al. (2021): best-bound-first branch-and-bound
+over core queries (§3.2, prefix preservation (3.6)) with the tight bound of Thm 3.1, OPUS
+propagation of bounds and of critical indices (Thm 3.2, (3.7)/(3.8)), an approximation factor
+α, and post-processing to an approximately shortest equivalent query. The greedy learner is the
+baseline of §4: add the proposition that most increases obj until none does.
+
+Names follow the paper: a query q is a tuple of proposition indices in increasing order,
+``tail`` is tail(q), an augmentation element is ``(a, b, c)`` = (augmentation index, bound,
+critical index), ``best`` is obj(q*). Everything is exact: the problem holds integer-scaled g, h
+and λ (:class:`optrules.gradient_problem.GradientProblem`), so the scaled objective
+G^2 / D is compared by integer cross-multiplication.
+
+References
+----------
+.. [1] M. Boley, S. Teshuva, P. Le Bodic, G. I. Webb. "Better short than greedy: interpretable
+   models through optimal rule boosting." SIAM International Conference on Data Mining (SDM),
+   2021. (Eq. 2.2-2.3, Thm 3.1, Thm 3.2, Algorithm 1, §4.)
+.. [2] T. Uno, T. Asai, Y. Uchida, H. Arimura. "An efficient algorithm for enumerating closed
+   patterns in transaction databases." Discovery Science, 2004. (Core queries.)
+"""
+
+import heapq
+import itertools
+import time
+from fractions import Fraction
+
+from optrules import bitset
+from optrules.boosting_result import RuleSearchResult
+
+__all__ = ["optimal_rule", "greedy_rule", "tight_bound"]
+
+_PRUNE_KINDS = ("bound_immediate", "bound_propagated", "equivalence_immediate",
+                "equivalence_propagated")
+
+
+class _RankedData:
+    """The samples sorted once by g/h, descending (Alg. 1 line 1), with extents over ranks."""
+
+    def __init__(self, problem):
+        order = sorted(range(problem.n_samples),
+                       key=lambda i: (-Fraction(problem.g[i], problem.h[i]), i))
+        rank = {sample: r for r, sample in enumerate(order)}
+        self.g = [problem.g[i] for i in order]
+        self.h = [problem.h[i] for i in order]
+        self.lam = problem.lam
+        self.order = order
+        self.extents = [_to_ranks(extent, rank) for extent in problem.extents]
+
+    def sums(self, extent):
+        members = bitset.int_members(extent)
+        return sum(self.g[r] for r in members), self.lam + sum(self.h[r] for r in members)
+
+    def objective(self, extent):
+        """Scaled obj(I) = G^2 / D as a Fraction (2n·S times eq. 2.3)."""
+        total_g, total_d = self.sums(extent)
+        return Fraction(total_g * total_g, total_d) if total_d else Fraction(0)
+
+    def to_samples(self, extent):
+        return sum(1 << self.order[r] for r in bitset.int_members(extent))
+
+
+def _to_ranks(extent, rank):
+    return sum(1 << rank[i] for i in bitset.int_members(extent))
+
+
+def tight_bound(g, h, lam, members):
+    """Thm 3.1: bnd(I) = max over J ⊆ I of G_J^2 / (λ + H_J), in O(|I|).
+
+    ``members`` lists I in order of decreasing g/h; the optimum is a prefix of the samples
+    with g > 0 (3.4) or a suffix of the samples with g < 0 (3.5). Returns (G^2, D) of the best
+    subset as a Fraction G^2/D (0 for the empty subset).
+    """
+    best_num, best_den = 0, 1
+    for sequence in (members, members[::-1]):     # prefixes (3.4), then suffixes (3.5)
+        total_g, total_d = 0, lam
+        for r in sequence:
+            if (g[r] > 0) != (sequence is members) or g[r] == 0:
+                break                             # only g > 0 in a prefix, g < 0 in a suffix
+            total_g += g[r]
+            total_d += h[r]
+            if total_g * total_g * best_den > best_num * total_d:
+                best_num, best_den = total_g * total_g, total_d
+    return Fraction(best_num, best_den)
+
+
+def _bound(data, extent):
+    return tight_bound(data.g, data.h, data.lam, bitset.int_members(extent))
+
+
+def _implies(extent, proposition_extent):
+    """q → p: I(q) ⊆ I(p)."""
+    return extent & ~proposition_extent == 0
+
+
+def _critical_index(data, extent, child_extent, a):
+    """crt(q p_a) = min{j : q p_a → p_j and q ↛ p_j} (<= a; equal to a iff (3.6) holds)."""
+    for j in range(a):
+        if _implies(child_extent, data.extents[j]) and not _implies(extent, data.extents[j]):
+            return j
+    return a
+
+
+def optimal_rule(problem, config):
+    """Algorithm 1: a query maximising obj (eq. 2.3), with its certificate.
+
+    Parameters
+    ----------
+    problem : GradientProblem
+    config : optrules.boosting.BaseLearnerConfig
+        ``alpha`` (Fraction in (0, 1]), ``max_depth`` (None or int), ``bound_pruning`` and
+        ``equivalence_pruning`` switches, ``max_nodes``, ``time_limit``.
+
+    Returns
+    -------
+    RuleSearchResult
+        obj(q*) >= α·max obj when ``status`` is "optimal" (α = 1: exactly optimal); with
+        "limit", obj(q*) >= ``guarantee``·max obj.
+
+    Notes
+    -----
+    The boundary pops the largest bound first, ties by insertion order; augmentations are
+    scanned in proposition order and q* changes only on strict improvement, so the result is
+    deterministic. With ``max_depth`` set, core-query condensation is switched off (a core query
+    can be longer than an equivalent short query) and the result is optimal over all
+    conjunctions of at most ``max_depth`` propositions.
+    """
+    start = time.perf_counter()
+    data = _RankedData(problem)
+    alpha = config.alpha
+    use_equivalence = config.equivalence_pruning and config.max_depth is None
+    statistics = dict.fromkeys(("nodes", "evaluations") + _PRUNE_KINDS, 0)
+    everything = (1 << problem.n_samples) - 1
+    best_query, best_extent = (), everything                  # Alg. 1 line 3: q* = ⊤
+    best = data.objective(everything)
+    sequence = itertools.count()
+    root_bound = _bound(data, everything)
+    augmentations = [(i, None, i) for i in range(len(problem.extents))]  # line 4: b = ∞
+    boundary = [(-root_bound, next(sequence), (), everything, augmentations)]  # line 5
+
+    def worth(bound):                                     # the bound test of line 9, with α
+        return not config.bound_pruning or bound is None or best < alpha * bound
+
+    finished = True
+    while boundary:                                           # line 6
+        if (config.max_nodes is not None and statistics["nodes"] >= config.max_nodes) or (
+                config.time_limit is not None
+                and time.perf_counter() - start >= config.time_limit):
+            finished = False
+            break
+        negative_bound, _, query, extent, augmentations = heapq.heappop(boundary)  # line 7
+        if not worth(-negative_bound):
+            statistics["bound_immediate"] += 1
+            continue
+        statistics["nodes"] += 1
+        tail = query[-1] if query else -1
+        refined = []                                          # line 8: A' = ∅
+        for a, b, c in augmentations:                         # line 9
+            if a <= tail:
+                continue                                      # not a tail augmentation
+            if use_equivalence and tail > c:                  # (3.8): no core refinements
+                statistics["equivalence_propagated"] += 1
+                continue
+            if not worth(b):                                  # obj(q*) >= α·b
+                statistics["bound_propagated"] += 1
+                continue
+            if use_equivalence and _implies(extent, data.extents[a]):
+                statistics["equivalence_immediate"] += 1      # q → p_a: same extent
+                continue
+            statistics["evaluations"] += 1
+            child_extent = extent & data.extents[a]           # line 10: I_a = I ∩ I(p_a)
+            value = data.objective(child_extent)
+            if value > best:                                  # line 11
+                best, best_query, best_extent = value, query + (a,), child_extent
+            child_bound = _bound(data, child_extent)          # line 12: Thm 3.1
+            if not use_equivalence:
+                critical = a
+            elif c < a and not _implies(extent, data.extents[c]):
+                critical = c                                  # line 13, (3.7)
+            else:
+                critical = _critical_index(data, extent, child_extent, a)
+            refined.append((a, child_bound, critical, child_extent))  # line 14
+        children = [(a, b, c) for a, b, c, _ in refined]
+        for a, b, c, child_extent in refined:                 # line 15
+            if a != c:
+                statistics["equivalence_immediate"] += 1      # not a core query (3.6)
+            elif config.max_depth is not None and len(query) + 1 >= config.max_depth:
+                continue
+            elif not worth(b):
+                statistics["bound_immediate"] += 1
+            else:                                             # line 16
+                heapq.heappush(boundary, (-b, next(sequence), query + (a,), child_extent,
+                                          children))
+    upper = best / alpha if finished else max(
+        [best / alpha] + [-entry[0] for entry in boundary])
+    shortest = shortest_equivalent_query(data, best_extent, best_query)   # line 17
+    return _result(problem, data, shortest, best_extent, best, upper, finished, statistics,
+                   time.perf_counter() - start)
+
+
+def shortest_equivalent_query(data, extent, query):
+    """Greedy approximately shortest query with the same extent (§3.2; line 17).
+
+    Among propositions implied by the extent, repeatedly add the one excluding the most samples
+    not in the extent (ties: lowest index) until the extents agree. Returns indices ascending,
+    or ``query`` itself if the greedy cover is not shorter.
+    """
+    current, chosen = (1 << len(data.g)) - 1, []
+    candidates = [j for j, p in enumerate(data.extents) if _implies(extent, p)]
+    while current != extent:
+        j = max(candidates, key=lambda k: ((current & ~data.extents[k]).bit_count(), -k))
+        chosen.append(j)
+        current &= data.extents[j]
+    return tuple(sorted(chosen)) if len(chosen) <= len(query) else tuple(query)
+
+
+def greedy_rule(problem, config):
+    """§4 baseline: from ⊤, add the proposition that most increases obj; stop when none does.
+
+    Ties go to the lowest proposition index; the result is then shortened like Algorithm 1's.
+    """
+    start = time.perf_counter()
+    data = _RankedData(problem)
+    query, extent = (), (1 << problem.n_samples) - 1
+    value = data.objective(extent)
+    statistics = dict.fromkeys(("nodes", "evaluations") + _PRUNE_KINDS, 0)
+    while config.max_depth is None or len(query) < config.max_depth:
+        statistics["nodes"] += 1
+        step = None
+        for a, proposition in enumerate(data.extents):
+            if a in query:
+                continue
+            statistics["evaluations"] += 1
+            candidate = data.objective(extent & proposition)
+            if candidate > value:
+                value, step = candidate, a
+        if step is None:
+            break
+        query, extent = tuple(sorted(query + (step,))), extent & data.extents[step]
+    shortest = shortest_equivalent_query(data, extent, query)
+    return _result(problem, data, shortest, extent, value, None, True, statistics,
+                   time.perf_counter() - start)
+
+
+def _result(problem, data, query, extent, scaled_objective, scaled_upper, finished, statistics,
+            seconds):
+    """Convert scaled values to eq. 2.3's units and package the result."""
+    unit = 2 * problem.n_samples * problem.scale
+    sample_extent = data.to_samples(extent)
+    objective = scaled_objective / unit
+    upper = None if scaled_upper is None else scaled_upper / unit
+    return RuleSearchResult(
+        query=query, conditions=tuple(problem.names[j] for j in query), objective=objective,
+        weight=problem.weight(sample_extent), coverage=sample_extent.bit_count(),
+        extent=sample_extent, upper_bound=upper, status="optimal" if finished else "limit",
+        statistics=statistics, seconds=seconds)
