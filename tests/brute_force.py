@@ -66,3 +66,48 @@ def rescore(antecedent_bits, label_bits, names, class_names, rule_list):
         mistakes += n_captured - n_positive if predicts_positive else n_positive
         uncaptured &= ~holds
     return mistakes, label_errors
+
+
+def best_conjunction(extents, g, h, lam, max_length=None):
+    """max over all conjunctions (⊤ included) of (Σg)^2 / (2n(λ + Σh)), exact, by enumeration.
+
+    ``extents`` is a boolean matrix (d, n); g, h, lam are exact numbers (int or Fraction).
+    Returns (best objective, list of the index tuples attaining it).
+    """
+    import itertools
+    extents = np.asarray(extents, dtype=bool)
+    n_samples = extents.shape[1]
+    lengths = range(len(extents) + 1 if max_length is None else max_length + 1)
+    best, argmax = None, []
+    for length in lengths:
+        for query in itertools.combinations(range(len(extents)), length):
+            held = np.logical_and.reduce([extents[j] for j in query]) if query \
+                else np.ones(n_samples, dtype=bool)
+            value = conjunction_objective(held, g, h, lam)
+            if best is None or value > best:
+                best, argmax = value, [query]
+            elif value == best:
+                argmax.append(query)
+    return best, argmax
+
+
+def conjunction_objective(held, g, h, lam):
+    """Exact eq. 2.3 for the samples where ``held`` is True."""
+    members = np.flatnonzero(held)
+    total_g = sum((Fraction(g[i]) for i in members), Fraction(0))
+    total_d = Fraction(lam) + sum((Fraction(h[i]) for i in members), Fraction(0))
+    if total_d == 0:
+        return Fraction(0)
+    return total_g * total_g / (2 * len(held) * total_d)
+
+
+def best_subset_value(g, h, lam, members):
+    """max over all subsets J of ``members`` of G_J^2 / (λ + H_J) (Thm 3.1's bnd, unscaled n)."""
+    import itertools
+    best = Fraction(0)
+    for size in range(1, len(members) + 1):
+        for subset in itertools.combinations(members, size):
+            total_g = sum(Fraction(g[i]) for i in subset)
+            total_d = Fraction(lam) + sum(Fraction(h[i]) for i in subset)
+            best = max(best, total_g * total_g / total_d)
+    return best
