@@ -7,7 +7,12 @@ from pathlib import Path
 
 import numpy as np
 
+from optrules.losses import get_loss
+from optrules.propositions import Proposition, as_features
+
 __all__ = ["RuleSearchResult", "BoostedRule", "RuleEnsemble"]
+
+_FORMAT = "optrules.rule_ensemble"
 
 
 @dataclass(frozen=True)
@@ -72,7 +77,7 @@ class BoostedRule:
     statistics: dict = field(default_factory=dict)
 
     def __str__(self):
-        body = " & ".join(sorted(p.name for p in self.conditions)) or "true"
+        body = " & ".join(sorted(p.label for p in self.conditions)) or "true"
         return f"{self.weight:+.4f} if {body}"
 
 
@@ -91,7 +96,6 @@ class RuleEnsemble:
 
     def decision_function(self, data):
         """Scores f(x) for feature data (array, DataFrame or dict of columns)."""
-        from optrules.propositions import as_features
         features = as_features(data)
         scores = np.zeros(features.n_samples)
         for rule in self.rules:
@@ -118,14 +122,48 @@ class RuleEnsemble:
         return self.loss.transform(self.decision_function(data))
 
     def to_dict(self):
-        return {"format": "optrules.rule_ensemble", "version": 1, "loss": self.loss.name,
-                "classes": [str(c) for c in getattr(self.loss, "classes", None) or []] or None,
+        """JSON-ready description; :meth:`from_dict` rebuilds a working ensemble from it."""
+        classes = getattr(self.loss, "classes", None)
+        return {"format": _FORMAT, "version": 1, "loss": self.loss.name,
+                "classes": None if classes is None else [_json_value(c) for c in classes],
                 "lambda": f"{self.lam.numerator}/{self.lam.denominator}", "search": self.search,
                 "seconds": round(self.seconds, 6),
-                "rules": [{"conditions": [p.name for p in r.conditions], "weight": r.weight,
-                           "objective": r.objective, "coverage": r.coverage,
+                "rules": [{"conditions": [p.name for p in r.conditions],
+                           "propositions": [{"feature": p.feature, "operator": p.operator,
+                                             "value": p.value} for p in r.conditions],
+                           "weight": r.weight, "objective": r.objective, "coverage": r.coverage,
                            "statistics": r.statistics} for r in self.rules]}
 
+    @classmethod
+    def from_dict(cls, data):
+        """Inverse of :meth:`to_dict` (built-in losses only); ValueError on a malformed dict."""
+        if not isinstance(data, dict) or data.get("format") != _FORMAT or data.get("version") != 1:
+            raise ValueError(f"not an optrules rule ensemble (expected 'format': '{_FORMAT}', "
+                             "'version': 1).")
+        try:
+            loss = get_loss(data["loss"])
+            if data["classes"] is not None:
+                loss.classes = tuple(data["classes"])
+            rules = tuple(BoostedRule(
+                tuple(Proposition(p["feature"], p["operator"],
+                                  float(p["value"]) if p["operator"] in ("<=", ">")
+                                  else str(p["value"])) for p in r["propositions"]),
+                float(r["weight"]), float(r["objective"]), int(r["coverage"]),
+                dict(r.get("statistics", {}))) for r in data["rules"])
+            return cls(rules, loss, Fraction(data["lambda"]), str(data["search"]),
+                       float(data.get("seconds", 0.0)))
+        except (KeyError, TypeError) as error:
+            raise ValueError(f"rule ensemble JSON lacks or mistypes field {error}.") from error
+
     def save(self, path):
-        """Write the ensemble's JSON description."""
+        """Write the ensemble as JSON (never pickle)."""
         Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path):
+        """Read an ensemble written by :meth:`save`."""
+        return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+
+
+def _json_value(value):
+    return value.item() if isinstance(value, np.generic) else value

@@ -1,4 +1,5 @@
-"""Command line: ``optrules rulelist`` (certifiably optimal rule lists) and ``optrules demo``.
+"""Command line: ``optrules rulelist`` (certifiably optimal rule lists), ``optrules boost``
+(optimal rule boosting) and ``optrules demo``.
 
 Exit status: 0 on success (also when a limit stopped the search: the output says so and gives
 the optimality gap), 2 for bad arguments or input files.
@@ -8,13 +9,19 @@ import argparse
 import json
 import sys
 from fractions import Fraction
+
+import numpy as np
 from importlib import resources
 
+from optrules.boosting import ENGINES as BOOST_ENGINES
+from optrules.boosting import SEARCHES, fit_rule_ensemble
 from optrules.corels_format import load_corels
+from optrules.losses import LOSSES
 from optrules.mining import mine_antecedents
 from optrules.params import parse_fraction
 from optrules.rule_lists import BOUNDS, ENGINES, POLICIES, SYMMETRY_MAPS, ProgressLog, fit_rule_list
-from optrules.table import read_csv
+from optrules.synthetic import noisy_parity
+from optrules.table import read_csv, read_csv_columns
 
 __all__ = ["main", "bundled_compas_csv"]
 
@@ -115,6 +122,77 @@ def _run_rulelist(args, parser):
     return 0
 
 
+def _add_boost_arguments(parser):
+    data = parser.add_argument_group("data")
+    data.add_argument("--csv", metavar="FILE", required=True, help="table with a header row")
+    data.add_argument("--target", metavar="COL", required=True, help="target column")
+    data.add_argument("--positive", metavar="VALUE", help="positive class (logistic loss)")
+    model = parser.add_argument_group("model")
+    model.add_argument("--loss", choices=list(LOSSES), default="logistic")
+    model.add_argument("--rules", type=_positive_int, default=10, metavar="K",
+                       help="number of rules (default 10)")
+    model.add_argument("--lam", default="2", metavar="λ",
+                       help="regularisation λ >= 0 of eq. 2.2-2.3, exact (default 2)")
+    model.add_argument("--intercept", action="store_true",
+                       help="add a first rule with the empty query (not counted in --rules)")
+    search = parser.add_argument_group("search")
+    search.add_argument("--search", choices=list(SEARCHES), default="optimal")
+    search.add_argument("--thresholds", default="quantile:10", metavar="all|quantile:K|width:K",
+                        help="numeric cut points (default quantile:10)")
+    search.add_argument("--max-depth", type=_positive_int, metavar="D")
+    search.add_argument("--apx", default="1", metavar="α",
+                        help="approximation factor in (0, 1] (default 1: optimal)")
+    search.add_argument("--engine", choices=sorted(BOOST_ENGINES), default="reference")
+    search.add_argument("--max-nodes", type=_positive_int, metavar="N", help="per rule")
+    search.add_argument("--time-limit", type=_positive_float, metavar="SEC", help="per rule")
+    output = parser.add_argument_group("output")
+    output.add_argument("--json", action="store_true", help="print one JSON object")
+    output.add_argument("--save-model", metavar="FILE", help="write the ensemble as JSON")
+    output.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+
+
+def _training_summary(ensemble, X, y):
+    """Training accuracy (logistic) or mean loss, as a (name, value) pair."""
+    if getattr(ensemble.loss, "classes", None) is not None:
+        return "training_accuracy", float(np.mean(ensemble.predict(X) == np.asarray(y)))
+    target = ensemble.loss.prepare_target(y)
+    return "training_loss", float(np.mean(ensemble.loss.loss(target,
+                                                             ensemble.decision_function(X))))
+
+
+def _run_boost(args, parser):
+    columns = read_csv_columns(args.csv)
+    if args.target not in columns:
+        raise ValueError(f"{args.csv}: target column {args.target!r} not found; columns are "
+                         f"{sorted(columns)}.")
+    y = np.array(columns.pop(args.target), dtype=object)
+    if args.loss != "logistic":
+        try:
+            y = y.astype(float)
+        except ValueError as error:
+            raise ValueError(f"{args.csv}: target column {args.target!r} must be numeric for "
+                             f"the {args.loss} loss ({error}).") from error
+    progress = None if args.quiet else (
+        lambda t, rule: print(f"rule {t + 1}: {rule}", file=sys.stderr, flush=True))
+    ensemble = fit_rule_ensemble(columns, y, loss=args.loss, n_rules=args.rules, lam=args.lam,
+                                 search=args.search, thresholds=args.thresholds,
+                                 max_depth=args.max_depth, apx=args.apx, engine=args.engine,
+                                 intercept=args.intercept, positive=args.positive,
+                                 max_nodes=args.max_nodes, time_limit=args.time_limit,
+                                 progress=progress)
+    if args.save_model:
+        ensemble.save(args.save_model)
+    metric, value = _training_summary(ensemble, columns, y)
+    if args.json:
+        print(json.dumps(dict(ensemble.to_dict(), **{metric: value}), indent=2))
+    else:
+        print(ensemble)
+        print(f"{len(ensemble.rules)} rules, {args.loss} loss, lambda {args.lam}, "
+              f"{args.search} search, {metric.replace('_', ' ')} {value:.4f}, "
+              f"{ensemble.seconds:.2f} s")
+    return 0
+
+
 def _run_demo(args, parser):
     lam = "0.015"
     print(f"Certifiably optimal rule list on the bundled ProPublica COMPAS training split "
@@ -126,6 +204,15 @@ def _run_demo(args, parser):
     result = fit_rule_list(dataset, lam)
     print(result.rule_list)
     print(result.summary())
+    print("\nOptimal versus greedy rule boosting on noisy parity (d = 3, n = 800, logistic loss, "
+          "lambda = 2, 5 rules each):")
+    X, y = noisy_parity(800, d=3, seed=1)
+    for search in ("optimal", "greedy"):
+        ensemble = fit_rule_ensemble(X, y, n_rules=5, lam=2, search=search,
+                                     thresholds="quantile:5")
+        accuracy = float(np.mean(ensemble.predict(X) == y))
+        print(f"\n{search} rules (training accuracy {accuracy:.4f}, {ensemble.seconds:.2f} s):")
+        print(ensemble)
     return 0
 
 
@@ -135,7 +222,10 @@ def _parser():
     rulelist = commands.add_parser("rulelist", help="certifiably optimal rule list (CORELS)")
     _add_rulelist_arguments(rulelist)
     rulelist.set_defaults(run=_run_rulelist, parser=rulelist)
-    demo = commands.add_parser("demo", help="run the main job on bundled COMPAS data")
+    boost = commands.add_parser("boost", help="gradient boosting of optimal (or greedy) rules")
+    _add_boost_arguments(boost)
+    boost.set_defaults(run=_run_boost, parser=boost)
+    demo = commands.add_parser("demo", help="run the main job on bundled data")
     demo.set_defaults(run=_run_demo, parser=demo)
     return parser
 

@@ -38,7 +38,14 @@ class Proposition:
 
     @property
     def name(self):
+        """Exact name, e.g. ``x<=0.5543891869663486`` (thresholds written with repr)."""
         return f"{self.feature}{self.operator}{_format_value(self.value)}"
+
+    @property
+    def label(self):
+        """Short display name: thresholds with 4 significant digits (``x<=0.5544``)."""
+        shown = f"{self.value:.4g}" if isinstance(self.value, float) else str(self.value)
+        return f"{self.feature}{self.operator}{shown}"
 
     def evaluate(self, column):
         """Boolean vector: which entries of ``column`` (float array or object array) satisfy it."""
@@ -48,9 +55,22 @@ class Proposition:
             with np.errstate(invalid="ignore"):
                 held = values <= self.value if self.operator == "<=" else values > self.value
             return held & present
-        present = np.array([cell is not None for cell in column], dtype=bool)
-        equal = np.array([cell == self.value for cell in column], dtype=bool)
+        if np.asarray(column).dtype.kind == "f":
+            # new data in which this categorical column parsed as numeric: compare numbers
+            values = np.asarray(column, dtype=float)
+            present = ~np.isnan(values)
+            equal = values == _as_number(self.value)
+        else:
+            present = np.array([cell is not None for cell in column], dtype=bool)
+            equal = np.array([cell == self.value for cell in column], dtype=bool)
         return (equal if self.operator == "==" else ~equal) & present
+
+
+def _as_number(text):
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan
 
 
 def _format_value(value):
@@ -101,9 +121,9 @@ def as_features(data, feature_names=None):
         raw = [np.asarray(data[c]) for c in data.columns]
     elif isinstance(data, dict):
         names = [str(c) for c in data]
-        raw = [np.asarray(v) for v in data.values()]
+        raw = [_as_array(v) for v in data.values()]
     elif isinstance(data, (np.ndarray, list, tuple)):
-        array = np.asarray(data)
+        array = _as_array(data)
         if array.ndim != 2:
             raise ValueError(f"feature data must be 2-D (samples x features); got shape "
                              f"{array.shape}.")
@@ -133,8 +153,21 @@ def as_features(data, feature_names=None):
     return Features(tuple(names), tuple(columns), tuple(numeric))
 
 
+def _as_array(values):
+    """``np.asarray``, but a Python sequence mixing strings and NaN stays an object array
+    (numpy would turn NaN into the category 'nan')."""
+    array = np.asarray(values)
+    if array.dtype.kind in "US" and not isinstance(values, np.ndarray):
+        array = np.asarray(values, dtype=object)
+    return array
+
+
 def _is_missing(cell):
-    return cell is None or cell == "" or (isinstance(cell, float) and math.isnan(cell))
+    if cell is None or (isinstance(cell, str) and cell == ""):
+        return True
+    if isinstance(cell, float):
+        return math.isnan(cell)
+    return type(cell).__name__ == "NAType"  # pandas.NA (its truth value is ambiguous)
 
 
 def _canonical_column(name, column):
@@ -172,7 +205,12 @@ def _thresholds(values, spec):
     distinct = np.unique(present)
     kind, count = spec
     if kind == "all":
-        cuts = (distinct[:-1] + distinct[1:]) / 2
+        lower, upper = distinct[:-1], distinct[1:]
+        with np.errstate(over="ignore"):
+            middle = (lower + upper) / 2
+        # a rounded midpoint can equal the upper value (neighbouring floats) or overflow; the
+        # lower value then splits the pair instead
+        cuts = np.where((lower <= middle) & (middle < upper), middle, lower)
     elif kind == "quantile":
         cuts = np.quantile(present, [j / (count + 1) for j in range(1, count + 1)])
     else:

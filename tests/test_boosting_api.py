@@ -1,0 +1,146 @@
+"""Boosting loop, ensembles (printing, prediction, JSON) and the ``optrules boost`` command."""
+
+import json
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from optrules.boosting import fit_rule_ensemble
+from optrules.boosting_result import RuleEnsemble
+from optrules.cli import main
+from optrules.gradient_problem import GradientProblem
+from optrules.synthetic import noisy_parity
+
+
+@pytest.fixture(scope="module")
+def parity_csv(tmp_path_factory):
+    X, y = noisy_parity(120, d=2, seed=3)
+    path = tmp_path_factory.mktemp("data") / "parity.csv"
+    rows = ["a,b,colour,y"] + [f"{a:.6f},{b:.6f},{'red' if a > b else 'blue'},{label}"
+                              for (a, b), label in zip(X, y)]
+    path.write_text("\n".join(rows) + "\n")
+    return path, X, y
+
+
+def test_boosting_weights_follow_eq_2_2_on_the_current_gradients():
+    X, y = noisy_parity(60, d=2, seed=0)
+    ensemble = fit_rule_ensemble(X, y, loss="squared", n_rules=3, lam=1, thresholds="quantile:6")
+    scores = np.zeros(60)
+    for rule in ensemble.rules:
+        held = np.ones(60, dtype=bool)
+        for proposition in rule.conditions:
+            held &= proposition.evaluate(X[:, int(proposition.feature[1:])])
+        residual = y - scores
+        # squared loss: g = -2(y - f), h = 2, so w = Σ 2(y - f) / (λ + 2|I|)
+        assert rule.weight == pytest.approx(2 * residual[held].sum() / (1 + 2 * held.sum()),
+                                            rel=1e-12)
+        assert rule.coverage == held.sum()
+        scores += rule.weight * held
+    assert np.allclose(ensemble.decision_function(X), scores)
+
+
+def test_intercept_rule_comes_first_and_is_not_counted():
+    X, y = noisy_parity(50, d=2, seed=4)
+    ensemble = fit_rule_ensemble(X, y, n_rules=2, lam=2, intercept=True, thresholds="quantile:3")
+    assert len(ensemble.rules) == 3 and ensemble.rules[0].conditions == ()
+    assert str(ensemble).splitlines()[0].endswith(" if true")
+
+
+def test_each_boosted_rule_is_optimal_for_its_round():
+    """Re-derive each round's gradients and check the rule against exhaustive search."""
+    from brute_force import best_conjunction
+    from optrules.losses import LogisticLoss
+    from optrules.propositions import make_propositions
+    X, y = noisy_parity(40, d=2, seed=8)
+    propositions = make_propositions(X, "quantile:3")
+    extents = np.array([propositions.evaluate(X)[j] for j in range(len(propositions))])
+    ensemble = fit_rule_ensemble(X, y, n_rules=3, lam=2, thresholds="quantile:3")
+    loss, scores = LogisticLoss(), np.zeros(40)
+    target = loss.prepare_target(y)
+    for rule in ensemble.rules:
+        g, h = loss.gradients(target, scores)
+        problem = GradientProblem.from_values(extents, propositions.names, g, h, 2)
+        optimum, _ = best_conjunction(extents, [Fraction(v) for v in g],
+                                      [Fraction(v) for v in h], 2)
+        assert rule.objective == pytest.approx(float(optimum), rel=1e-12)
+        held = np.logical_and.reduce([p.evaluate(X[:, int(p.feature[1:])])
+                                      for p in rule.conditions] or [np.ones(40, dtype=bool)])
+        assert float(problem.objective(int("".join("1" if b else "0" for b in held[::-1]), 2))) \
+            == pytest.approx(rule.objective, rel=1e-12)
+        scores += rule.weight * held
+
+
+def test_ensemble_json_round_trip_predicts_the_same(tmp_path):
+    X, y = noisy_parity(80, d=2, seed=5)
+    labels = np.where(y > 0, "yes", "no")
+    ensemble = fit_rule_ensemble(X, labels, n_rules=3, lam=2, thresholds="quantile:4")
+    path = tmp_path / "ensemble.json"
+    ensemble.save(path)
+    loaded = RuleEnsemble.load(path)
+    assert str(loaded) == str(ensemble)
+    assert np.array_equal(loaded.predict(X), ensemble.predict(X))
+    assert np.allclose(loaded.predict_proba(X), ensemble.predict_proba(X))
+    with pytest.raises(ValueError, match="not an optrules rule ensemble"):
+        RuleEnsemble.from_dict({"format": "x"})
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"n_rules": 0}, "'n_rules' parameter must be a positive integer"),
+    ({"lam": -1}, r"'lam' parameter of fit_rule_ensemble must be a fraction in \[0, inf\)"),
+    ({"search": "beam"}, r"'search' parameter must be one of \['optimal', 'greedy'\]"),
+    ({"engine": "gpu"}, "'engine' parameter must be one of"),
+    ({"apx": 1.5}, r"'apx' parameter of rule boosting must be a fraction in \(0, 1\]"),
+    ({"max_depth": 0}, "'max_depth' parameter must be a positive integer or None"),
+    ({"thresholds": "quantile:0"}, "thresholds must be 'all', 'quantile:K' or 'width:K'"),
+    ({"loss": "hinge"}, "'loss' parameter must be one of"),
+])
+def test_fit_rule_ensemble_parameter_errors(options, message):
+    X, y = noisy_parity(10, d=2, seed=0)
+    with pytest.raises(ValueError, match=message):
+        fit_rule_ensemble(X, y, **options)
+
+
+def test_rows_and_target_must_agree():
+    X, y = noisy_parity(10, d=2, seed=0)
+    with pytest.raises(ValueError, match="y has 9 values but X has 10 rows"):
+        fit_rule_ensemble(X, y[:9])
+
+
+def test_boost_cli_json_contract(parity_csv, capsys, tmp_path):
+    path, X, y = parity_csv
+    model = tmp_path / "model.json"
+    status = main(["boost", "--csv", str(path), "--target", "y", "--rules", "3", "--lam", "2",
+                   "--thresholds", "quantile:4", "--json", "--quiet", "--save-model", str(model)])
+    assert status == 0
+    output = json.loads(capsys.readouterr().out)
+    assert {"rules", "loss", "lambda", "seconds"} <= output.keys()
+    assert output["loss"] == "logistic" and output["lambda"] == "2/1"
+    assert len(output["rules"]) == 3
+    for rule in output["rules"]:
+        assert {"conditions", "weight", "objective", "coverage"} <= rule.keys()
+        assert isinstance(rule["weight"], float) and isinstance(rule["coverage"], int)
+        statistics = rule["statistics"]
+        assert {"nodes", "bound_immediate", "bound_propagated", "equivalence_immediate",
+                "equivalence_propagated", "bound_gap"} <= statistics.keys()
+        assert statistics["bound_gap"] == 0 and statistics["status"] == "optimal"
+    assert 0.5 < output["training_accuracy"] <= 1
+    assert RuleEnsemble.load(model).to_dict()["rules"] == output["rules"]
+
+
+def test_boost_cli_prints_one_line_per_rule(parity_csv, capsys):
+    path, _, _ = parity_csv
+    status = main(["boost", "--csv", str(path), "--target", "y", "--rules", "2",
+                   "--search", "greedy", "--quiet", "--thresholds", "width:4"])
+    lines = capsys.readouterr().out.splitlines()
+    assert status == 0 and len(lines) == 3
+    assert all(line[0] in "+-" and " if " in line for line in lines[:2])
+    assert "greedy search, training accuracy" in lines[2]
+
+
+def test_boost_cli_regression_target_must_be_numeric(parity_csv, capsys):
+    path, _, _ = parity_csv
+    assert main(["boost", "--csv", str(path), "--target", "colour", "--loss", "squared",
+                 "--quiet"]) == 2
+    assert "target column 'colour' must be numeric for the squared loss" in \
+        capsys.readouterr().err
