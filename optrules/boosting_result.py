@@ -35,7 +35,9 @@ class RuleSearchResult:
         I(q) as a Python-int bitset over samples.
     upper_bound : Fraction or None
         Proven upper bound on max obj (None for the greedy learner, which proves nothing).
-    status : {"optimal", "limit"}
+    status : {"optimal", "limit", "heuristic"}
+        "optimal": proven (within the approximation factor α); "limit": a node or time limit
+        stopped the search (``guarantee`` still holds); "heuristic": the greedy learner.
     statistics : dict
         ``nodes``, ``evaluations`` and prunes by kind (``bound_immediate``,
         ``bound_propagated``, ``equivalence_immediate``, ``equivalence_propagated``).

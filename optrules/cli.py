@@ -225,6 +225,8 @@ def _parser():
     boost = commands.add_parser("boost", help="gradient boosting of optimal (or greedy) rules")
     _add_boost_arguments(boost)
     boost.set_defaults(run=_run_boost, parser=boost)
+    from optrules.verify.cli import add_verify_parser  # verify builds on this module
+    add_verify_parser(commands)
     demo = commands.add_parser("demo", help="run the main job on bundled data")
     demo.set_defaults(run=_run_demo, parser=demo)
     return parser

@@ -50,7 +50,11 @@ class Proposition:
     def evaluate(self, column):
         """Boolean vector: which entries of ``column`` (float array or object array) satisfy it."""
         if self.operator in ("<=", ">"):
-            values = np.asarray(column, dtype=float)
+            try:
+                values = np.array([math.nan if _is_missing(c) else float(c) for c in column])
+            except (TypeError, ValueError) as error:
+                raise ValueError(f"feature {self.feature!r} is numeric in the model but the data "
+                                 f"has a non-numeric value ({error}).") from None
             present = ~np.isnan(values)
             with np.errstate(invalid="ignore"):
                 held = values <= self.value if self.operator == "<=" else values > self.value

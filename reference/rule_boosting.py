@@ -32,7 +32,7 @@ from optrules.boosting_result import RuleSearchResult
 __all__ = ["optimal_rule", "greedy_rule", "tight_bound"]
 
 _PRUNE_KINDS = ("bound_immediate", "bound_propagated", "equivalence_immediate",
-                "equivalence_propagated")
+                "equivalence_propagated", "depth_limited")
 
 
 class _RankedData:
@@ -186,7 +186,7 @@ def optimal_rule(problem, config):
             if a != c:
                 statistics["equivalence_immediate"] += 1      # not a core query (3.6)
             elif config.max_depth is not None and len(query) + 1 >= config.max_depth:
-                continue
+                statistics["depth_limited"] += 1
             elif not worth(b):
                 statistics["bound_immediate"] += 1
             else:                                             # line 16
@@ -195,16 +195,16 @@ def optimal_rule(problem, config):
     upper = best / alpha if finished else max(
         [best / alpha] + [-entry[0] for entry in boundary])
     shortest = shortest_equivalent_query(data, best_extent, best_query)   # line 17
-    return _result(problem, data, shortest, best_extent, best, upper, finished, statistics,
-                   time.perf_counter() - start)
+    return _result(problem, data, shortest, best_extent, best, upper,
+                   "optimal" if finished else "limit", statistics, time.perf_counter() - start)
 
 
 def shortest_equivalent_query(data, extent, query):
     """Greedy approximately shortest query with the same extent (§3.2; line 17).
 
     Among propositions implied by the extent, repeatedly add the one excluding the most samples
-    not in the extent (ties: lowest index) until the extents agree. Returns indices ascending,
-    or ``query`` itself if the greedy cover is not shorter.
+    not in the extent (ties: lowest index) until the extents agree. Returns the cover's indices
+    ascending, or ``query`` itself if the cover is longer.
     """
     current, chosen = (1 << len(data.g)) - 1, []
     candidates = [j for j, p in enumerate(data.extents) if _implies(extent, p)]
@@ -219,6 +219,8 @@ def greedy_rule(problem, config):
     """§4 baseline: from ⊤, add the proposition that most increases obj; stop when none does.
 
     Ties go to the lowest proposition index; the result is then shortened like Algorithm 1's.
+    It proves nothing: its status is "heuristic" and it has no upper bound. ``max_depth`` is
+    honoured; ``alpha``, ``max_nodes`` and ``time_limit`` do not apply.
     """
     start = time.perf_counter()
     data = _RankedData(problem)
@@ -239,11 +241,11 @@ def greedy_rule(problem, config):
             break
         query, extent = tuple(sorted(query + (step,))), extent & data.extents[step]
     shortest = shortest_equivalent_query(data, extent, query)
-    return _result(problem, data, shortest, extent, value, None, True, statistics,
+    return _result(problem, data, shortest, extent, value, None, "heuristic", statistics,
                    time.perf_counter() - start)
 
 
-def _result(problem, data, query, extent, scaled_objective, scaled_upper, finished, statistics,
+def _result(problem, data, query, extent, scaled_objective, scaled_upper, status, statistics,
             seconds):
     """Convert scaled values to eq. 2.3's units and package the result."""
     unit = 2 * problem.n_samples * problem.scale
@@ -253,5 +255,5 @@ def _result(problem, data, query, extent, scaled_objective, scaled_upper, finish
     return RuleSearchResult(
         query=query, conditions=tuple(problem.names[j] for j in query), objective=objective,
         weight=problem.weight(sample_extent), coverage=sample_extent.bit_count(),
-        extent=sample_extent, upper_bound=upper, status="optimal" if finished else "limit",
+        extent=sample_extent, upper_bound=upper, status=status,
         statistics=statistics, seconds=seconds)

@@ -1,0 +1,142 @@
+"""``optrules verify rulelist`` and ``optrules verify rule``: run an engine, then certify it.
+
+Exit status: 0 certified, 1 refuted (a check disagrees with the engine), 3 undecided (a solver
+stopped without proof), 2 bad arguments or input.
+"""
+
+import json
+import sys
+
+import numpy as np
+
+from optrules import cli as base_cli
+from optrules.boosting import fit_rule
+from optrules.gradient_problem import GradientProblem
+from optrules.losses import LOSSES, get_loss
+from optrules.params import parse_fraction
+from optrules.propositions import make_propositions
+from optrules.rule_lists import fit_rule_list
+from optrules.table import read_csv_columns
+
+from .certify import RULE_CHECKS, RULE_LIST_CHECKS, certify_rule, certify_rule_list
+from .instances import RuleInstance, RuleListInstance
+
+__all__ = ["add_verify_parser"]
+
+EXIT_STATUS = {"certified": 0, "refuted": 1, "undecided": 3}
+
+
+def _checks(text, valid):
+    chosen = [c.strip() for c in text.split(",") if c.strip()]
+    unknown = [c for c in chosen if c not in valid]
+    if unknown or not chosen:
+        raise ValueError(f"--checks must be a comma-separated list from {list(valid)}; "
+                         f"got {text!r}.")
+    return chosen
+
+
+def _add_common(parser, valid_checks, default_checks):
+    group = parser.add_argument_group("certification")
+    group.add_argument("--rows", type=base_cli._positive_int, metavar="N",
+                       help="use only the first N rows")
+    group.add_argument("--checks", default=",".join(default_checks), metavar="LIST",
+                       help=f"comma-separated checks from {', '.join(valid_checks)} "
+                            f"(default {','.join(default_checks)})")
+    group.add_argument("--solver-time-limit", type=base_cli._positive_float, default=60.0,
+                       metavar="SEC", help="per solver (default 60)")
+    group.add_argument("--certificate", metavar="FILE", help="write the certificate as JSON")
+
+
+def add_verify_parser(commands):
+    """Add ``verify`` with its ``rulelist`` and ``rule`` subcommands to the CLI."""
+    verify = commands.add_parser("verify", help="run an engine and certify its answer")
+    kinds = verify.add_subparsers(dest="kind", required=True)
+    rulelist = kinds.add_parser("rulelist", help="certify an optimal rule list")
+    base_cli._add_rulelist_arguments(rulelist)
+    rulelist.add_argument("--antecedents", type=base_cli._positive_int, metavar="K",
+                          help="use only the first K antecedents")
+    _add_common(rulelist, RULE_LIST_CHECKS, RULE_LIST_CHECKS)
+    rulelist.set_defaults(run=_run_rulelist, parser=rulelist)
+    rule = kinds.add_parser("rule", help="certify the optimal first boosting rule")
+    data = rule.add_argument_group("data")
+    data.add_argument("--csv", metavar="FILE", required=True)
+    data.add_argument("--target", metavar="COL", required=True)
+    data.add_argument("--positive", metavar="VALUE")
+    data.add_argument("--loss", choices=list(LOSSES), default="logistic")
+    data.add_argument("--lam", default="2", metavar="λ")
+    data.add_argument("--thresholds", default="quantile:10", metavar="all|quantile:K|width:K")
+    data.add_argument("--engine", choices=sorted(base_cli.BOOST_ENGINES), default="reference")
+    data.add_argument("--json", action="store_true")
+    _add_common(rule, RULE_CHECKS, ("oracle", "claim", "dinkelbach", "cardinality"))
+    rule.set_defaults(run=_run_rule, parser=rule)
+
+
+def _report(args, engine_line, certificate):
+    if args.certificate:
+        certificate.save(args.certificate)
+    if args.json:
+        print(json.dumps(certificate.to_dict(), indent=2))
+    else:
+        print(engine_line)
+        for check in certificate.checks:
+            print(f"  {check['check']:<20} {check['verdict']:<10} optimum "
+                  f"{check.get('optimum') or '-':<16} status {check['status']} "
+                  f"({check.get('seconds', 0):.3f} s)")
+        for problem in certificate.problems:
+            print(f"  problem: {problem}")
+        print(f"verdict: {certificate.verdict} (instance sha256 {certificate.instance_digest})")
+    return EXIT_STATUS[certificate.verdict]
+
+
+def _run_rulelist(args, parser):
+    dataset = base_cli._load_dataset(args, parser)
+    if args.antecedents is not None or args.rows is not None:
+        dataset = dataset.subset(
+            antecedents=None if args.antecedents is None
+            else range(min(args.antecedents, dataset.n_antecedents)),
+            samples=None if args.rows is None else np.arange(min(args.rows, dataset.n_samples)))
+    lam = parse_fraction("--lam", args.lam, low=0, high=1, function="optrules verify rulelist")
+    checks = _checks(args.checks, RULE_LIST_CHECKS)
+    result = fit_rule_list(dataset, lam, engine=args.engine, policy=args.policy,
+                           symmetry_map=args.symmetry_map, disabled_bounds=args.disable_bound,
+                           max_nodes=args.max_nodes, time_limit=args.time_limit)
+    instance = RuleListInstance.from_dataset(dataset, lam)
+    certificate = certify_rule_list(instance, result.rule_list, dataset.class_names,
+                                    result.objective, checks, args.solver_time_limit)
+    engine_line = (f"{args.engine} engine: objective {result.objective} "
+                   f"({float(result.objective):.6f}), status {result.status}, "
+                   f"{len(result.rule_list)} rules, {result.seconds:.3f} s "
+                   f"[{dataset.n_antecedents} antecedents, {dataset.n_samples} rows]")
+    if result.status != "optimal":
+        certificate.problems.append("the engine stopped at a limit and claims no optimum")
+    return _report(args, engine_line, certificate)
+
+
+def _run_rule(args, parser):
+    columns = read_csv_columns(args.csv)
+    if args.target not in columns:
+        raise ValueError(f"{args.csv}: target column {args.target!r} not found; columns are "
+                         f"{sorted(columns)}.")
+    rows = slice(None) if args.rows is None else slice(0, args.rows)
+    y = np.array(columns.pop(args.target), dtype=object)[rows]
+    columns = {name: cells[rows] for name, cells in columns.items()}
+    loss = get_loss(args.loss, args.positive)
+    target = loss.prepare_target(y if args.loss == "logistic" else y.astype(float))
+    lam = parse_fraction("--lam", args.lam, low=0, high=float("inf"),
+                         function="optrules verify rule", low_inclusive=True)
+    propositions = make_propositions(columns, args.thresholds)
+    g, h = loss.gradients(target, np.zeros(target.size))   # the first boosting round
+    problem = GradientProblem.from_values(propositions.extents, propositions.names, g, h, lam)
+    result = fit_rule(problem, engine=args.engine)
+    instance = RuleInstance.from_problem(problem)
+    certificate = certify_rule(instance, result.query, result.objective,
+                               _checks(args.checks, RULE_CHECKS), args.solver_time_limit)
+    engine_line = (f"{args.engine} engine: rule {' & '.join(result.conditions) or 'true'} "
+                   f"objective {result.objective} ({float(result.objective):.6g}), "
+                   f"{result.seconds:.3f} s [{len(propositions)} propositions, "
+                   f"{target.size} rows]")
+    return _report(args, engine_line, certificate)
+
+
+def main(argv=None):
+    return base_cli.main(["verify"] + list(sys.argv[1:] if argv is None else argv))
