@@ -11,6 +11,8 @@ from optrules.boosting_result import RuleEnsemble
 from optrules.cli import main
 from optrules.gradient_problem import GradientProblem
 from optrules.synthetic import noisy_parity
+from optrules.verify.instances import RuleInstance
+from optrules.verify.oracle import optimal_rule
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +51,6 @@ def test_intercept_rule_comes_first_and_is_not_counted():
 
 def test_each_boosted_rule_is_optimal_for_its_round():
     """Re-derive each round's gradients and check the rule against exhaustive search."""
-    from brute_force import best_conjunction
     from optrules.losses import LogisticLoss
     from optrules.propositions import make_propositions
     X, y = noisy_parity(40, d=2, seed=8)
@@ -61,8 +62,7 @@ def test_each_boosted_rule_is_optimal_for_its_round():
     for rule in ensemble.rules:
         g, h = loss.gradients(target, scores)
         problem = GradientProblem.from_values(extents, propositions.names, g, h, 2)
-        optimum, _ = best_conjunction(extents, [Fraction(v) for v in g],
-                                      [Fraction(v) for v in h], 2)
+        optimum, _ = optimal_rule(RuleInstance.from_values(extents, g, h, 2))
         assert rule.objective == pytest.approx(float(optimum), rel=1e-12)
         held = np.logical_and.reduce([p.evaluate(X[:, int(p.feature[1:])])
                                       for p in rule.conditions] or [np.ones(40, dtype=bool)])

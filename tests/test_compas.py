@@ -9,7 +9,6 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from brute_force import rescore
 from optrules import bitset
 from optrules.cli import COMPAS_TARGET, bundled_compas_csv
 from optrules.corels_format import load_corels
@@ -17,6 +16,8 @@ from optrules.equivalent_points import equivalence_classes, minority_bits
 from optrules.mining import binarize, mine_antecedents
 from optrules.rule_lists import fit_rule_list
 from optrules.table import read_csv
+from optrules.verify.instances import RuleListInstance
+from optrules.verify.rescore import rescore_rule_list
 
 OPTIMA = {  # λ -> (objective, mistakes, rules)
     "0.015": (Fraction(245267, 648900), 2258, 2),
@@ -74,10 +75,9 @@ def test_reference_engine_certifies_the_published_optimum(compas, lam):
     assert (result.objective, result.mistakes, len(result.rule_list)) == (objective, mistakes,
                                                                           n_rules)
     assert result.lower_bound == objective
-    rescored, label_errors = rescore(compas.antecedent_bits(), compas.label_bits(),
-                                     list(compas.antecedent_names), compas.class_names,
-                                     result.rule_list)
-    assert rescored == mistakes and label_errors == []
+    check = rescore_rule_list(RuleListInstance.from_dataset(compas, lam), result.rule_list,
+                              compas.class_names)
+    assert check.mistakes == mistakes and check.non_majority_labels == ()
 
 
 def test_mined_data_without_minor_file_gives_the_same_optimum(mined):

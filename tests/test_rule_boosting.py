@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from brute_force import best_conjunction, best_subset_value, conjunction_objective
 from optrules import bitset
 from optrules.boosting import ENGINES, fit_rule, fit_rule_ensemble
 from optrules.gradient_problem import GradientProblem
 from optrules.synthetic import noisy_parity
+from optrules.verify.instances import RuleInstance
+from optrules.verify.oracle import optimal_rule
 
 LAMBDAS = [Fraction(0), Fraction(1, 10), Fraction(1), Fraction(2), Fraction(7, 3), Fraction(50)]
 
@@ -64,7 +65,8 @@ class BaseLearnerTests:
         held = np.logical_and.reduce([extents[j] for j in result.query]) if result.query \
             else np.ones(extents.shape[1], dtype=bool)
         assert result.conditions == tuple(f"p{j}" for j in result.query)
-        assert result.objective == conjunction_objective(held, g, h, lam), self.engine
+        assert result.objective == RuleInstance.from_values(extents, g, h, lam).objective(held), \
+            self.engine
         assert result.coverage == int(held.sum())
         assert bitset.int_members(result.extent) == list(np.flatnonzero(held))
         total_d = Fraction(lam) + sum(exact(h[i] for i in np.flatnonzero(held)))
@@ -77,7 +79,7 @@ class BaseLearnerTests:
     def test_optimal_equals_brute_force_with_each_pruning_switched_off(self, instance):
         extents, names, g, h, lam = instance
         problem = GradientProblem.from_values(extents, names, g, h, lam)
-        optimum, _ = best_conjunction(extents, g, h, lam)
+        optimum, _ = optimal_rule(RuleInstance.from_values(extents, g, h, lam))
         for bound in (True, False):
             for equivalence in (True, False):
                 result = self.learn(problem, bound_pruning=bound,
@@ -109,7 +111,7 @@ class BaseLearnerTests:
     def test_max_depth_is_optimal_over_short_conjunctions(self, instance, depth):
         extents, names, g, h, lam = instance
         problem = GradientProblem.from_values(extents, names, g, h, lam)
-        optimum, _ = best_conjunction(extents, g, h, lam, max_length=depth)
+        optimum, _ = optimal_rule(RuleInstance.from_values(extents, g, h, lam), max_length=depth)
         result = self.learn(problem, max_depth=depth)
         self.check_rule(extents, g, h, lam, result)
         assert result.objective == optimum and len(result.query) <= depth
@@ -119,7 +121,7 @@ class BaseLearnerTests:
     def test_approximation_factor_guarantee(self, instance, alpha):
         extents, names, g, h, lam = instance
         problem = GradientProblem.from_values(extents, names, g, h, lam)
-        optimum, _ = best_conjunction(extents, g, h, lam)
+        optimum, _ = optimal_rule(RuleInstance.from_values(extents, g, h, lam))
         result = self.learn(problem, apx=alpha)
         assert result.objective >= alpha * optimum
         assert result.upper_bound >= optimum and result.guarantee >= alpha
@@ -128,7 +130,7 @@ class BaseLearnerTests:
     def test_node_limit_reports_a_valid_guarantee(self, instance):
         extents, names, g, h, lam = instance
         problem = GradientProblem.from_values(extents, names, g, h, lam)
-        optimum, _ = best_conjunction(extents, g, h, lam)
+        optimum, _ = optimal_rule(RuleInstance.from_values(extents, g, h, lam))
         result = self.learn(problem, max_nodes=1)
         self.check_rule(extents, g, h, lam, result)
         assert result.objective <= optimum <= result.upper_bound
@@ -155,6 +157,18 @@ class BaseLearnerTests:
 
 class TestReferenceBaseLearner(BaseLearnerTests):
     engine = "reference"
+
+
+def best_subset_value(g, h, lam, members):
+    """max over all subsets J of ``members`` of G_J^2 / (λ + H_J), by enumeration."""
+    import itertools
+    best = Fraction(0)
+    for size in range(1, len(members) + 1):
+        for subset in itertools.combinations(members, size):
+            total_g = sum(Fraction(g[i]) for i in subset)
+            total_d = Fraction(lam) + sum(Fraction(h[i]) for i in subset)
+            best = max(best, total_g * total_g / total_d)
+    return best
 
 
 @given(st.lists(st.tuples(st.integers(-9, 9), st.integers(1, 6)), min_size=1, max_size=14),

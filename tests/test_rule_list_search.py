@@ -11,10 +11,12 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from brute_force import optimal_objective, rescore
 from optrules.dataset import BinaryDataset
 from optrules.rule_lists import BOUNDS, ENGINES, POLICIES, SYMMETRY_MAPS, fit_rule_list
 from optrules.rulelist import score
+from optrules.verify.instances import RuleListInstance
+from optrules.verify.oracle import optimal_rule_list
+from optrules.verify.rescore import rescore_rule_list
 
 # λ values whose length bound floor(1/(2λ)) keeps enumeration small for up to 10 antecedents.
 LAMBDAS = [Fraction(1, 10), Fraction(2, 15), Fraction(1, 7), Fraction(1, 5), Fraction(1, 4),
@@ -51,14 +53,17 @@ class RuleListSearchTests:
 
     def check_result(self, data, lam, result):
         """Re-score the returned model independently and check its bookkeeping."""
-        mistakes, label_errors = rescore(data.antecedent_bits(), data.label_bits(),
-                                         list(data.antecedent_names), data.class_names,
-                                         result.rule_list)
-        assert label_errors == [], f"{self.engine}: non-majority labels at {label_errors}"
+        check = rescore_rule_list(RuleListInstance.from_dataset(data, result.lam),
+                                  result.rule_list, data.class_names)
+        assert check.non_majority_labels == (), f"{self.engine}: {check.non_majority_labels}"
+        for rule, n_captured, n_positive, predicts_positive in check.captures:
+            if 2 * n_positive == n_captured:   # a label tie predicts the positive class
+                assert predicts_positive, f"{self.engine}: tie at rule {rule}"
+        mistakes = check.mistakes
         assert mistakes == result.mistakes, self.engine
         assert result.lam == Fraction(lam)
         expected = Fraction(mistakes, data.n_samples) + result.lam * len(result.rule_list)
-        assert result.objective == expected, self.engine
+        assert result.objective == expected == check.objective, self.engine
         assert score(result.rule_list, data, result.lam).objective == expected
         assert result.lower_bound <= result.objective
         assert len({r.antecedent for r in result.rule_list.rules}) == len(result.rule_list)
@@ -66,7 +71,7 @@ class RuleListSearchTests:
     @given(rule_list_instances())
     def test_optimum_equals_enumeration_with_each_bound_switched_off(self, instance):
         data, lam = instance
-        optimum, _ = optimal_objective(data.antecedent_bits(), data.label_bits(), lam)
+        optimum, _ = optimal_rule_list(RuleListInstance.from_dataset(data, lam))
         for disabled in [()] + [(name,) for name in BOUNDS]:
             result = self.fit(data, lam, disabled_bounds=disabled)
             assert result.status == "optimal"
@@ -76,7 +81,7 @@ class RuleListSearchTests:
     @given(rule_list_instances())
     def test_optimum_equals_enumeration_for_every_policy_and_map(self, instance):
         data, lam = instance
-        optimum, _ = optimal_objective(data.antecedent_bits(), data.label_bits(), lam)
+        optimum, _ = optimal_rule_list(RuleListInstance.from_dataset(data, lam))
         for policy in POLICIES:
             for symmetry_map in SYMMETRY_MAPS:
                 result = self.fit(data, lam, policy=policy, symmetry_map=symmetry_map)
