@@ -13,6 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from optrules import bitset
 from optrules.boosting_result import BoostedRule, RuleEnsemble, RuleSearchResult
 from optrules.gradient_problem import GradientProblem
 from optrules.losses import get_loss
@@ -158,8 +159,8 @@ def fit_rule_ensemble(X, y, *, loss="logistic", n_rules=10, lam=2, search="optim
             result = learner(problem, config)
         rule = _boosted_rule(propositions, result)
         rules.append(rule)
-        scores += rule.weight * np.array([result.extent >> i & 1
-                                          for i in range(propositions.n_samples)])
+        scores += rule.weight * bitset.unpack(bitset.from_int(result.extent, target.size),
+                                              target.size)
         if progress is not None:
             progress(t, rule)
     return RuleEnsemble(tuple(rules), loss_, lam_, search, time.perf_counter() - start)
