@@ -80,6 +80,8 @@ def _add_rulelist_arguments(parser):
     search.add_argument("--disable-bound", action="append", default=[], choices=sorted(BOUNDS),
                         metavar="NAME", help=f"switch a bound off (repeatable): {', '.join(BOUNDS)}")
     search.add_argument("--max-nodes", type=_positive_int, metavar="N")
+    search.add_argument("--max-queue", type=_positive_int, metavar="N",
+                        help="memory limit: stop when more than N prefixes are queued")
     search.add_argument("--time-limit", type=_positive_float, metavar="SEC")
     output = parser.add_argument_group("output")
     output.add_argument("--json", action="store_true", help="print one JSON object")
@@ -110,7 +112,8 @@ def _run_rulelist(args, parser):
     lam = parse_fraction("--lam", args.lam, low=0, high=1, function="optrules rulelist")
     result = fit_rule_list(dataset, lam, engine=args.engine, policy=args.policy,
                            symmetry_map=args.symmetry_map, disabled_bounds=args.disable_bound,
-                           max_nodes=args.max_nodes, time_limit=args.time_limit,
+                           max_nodes=args.max_nodes, max_queue=args.max_queue,
+                           time_limit=args.time_limit,
                            progress=None if args.quiet else ProgressLog(10.0))
     if args.save_model:
         result.rule_list.save(args.save_model)

@@ -43,6 +43,7 @@ class SearchConfig:
     symmetry_map: str = "prefix"
     bounds: frozenset = frozenset(BOUNDS)
     max_nodes: int | None = None
+    max_queue: int | None = None
     time_limit: float | None = None
     progress: object = None
 
@@ -97,8 +98,8 @@ def _limit(name, value, kind):
 
 
 def fit_rule_list(dataset, lam, *, engine="reference", policy="lower-bound",
-                  symmetry_map="prefix", disabled_bounds=(), max_nodes=None, time_limit=None,
-                  progress=None):
+                  symmetry_map="prefix", disabled_bounds=(), max_nodes=None, max_queue=None,
+                  time_limit=None, progress=None):
     """Find a certifiably optimal rule list (CORELS objective).
 
     Minimises R(d) = mistakes(d)/N + λ·K(d) over all rule lists d of K distinct antecedents
@@ -122,6 +123,9 @@ def fit_rule_list(dataset, lam, *, engine="reference", policy="lower-bound",
         Names from :data:`BOUNDS` to switch off (the optimum does not change).
     max_nodes : int, optional
         Stop after expanding this many prefixes; the result then has ``status="limit"``.
+    max_queue : int, optional
+        Stop when more than this many prefixes wait in the queue (the memory limit: each
+        queued prefix holds a trie node and a symmetry-map entry), likewise.
     time_limit : float, optional
         Stop after this many seconds, likewise.
     progress : callable, optional
@@ -166,6 +170,7 @@ from optrules.dataset import BinaryDataset
                           symmetry_map=_choice("symmetry_map", symmetry_map, SYMMETRY_MAPS),
                           bounds=frozenset(BOUNDS) - disabled,
                           max_nodes=_limit("max_nodes", max_nodes, int),
+                          max_queue=_limit("max_queue", max_queue, int),
                           time_limit=_limit("time_limit", time_limit, (int, float)),
                           progress=progress)
     if "equivalent_points" in config.bounds:

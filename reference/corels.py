@@ -150,10 +150,11 @@ class _BranchAndBound:
         return None
 
     # ----- main loop (Alg. 2) -------------------------------------------------------------
-    def run(self, max_nodes, deadline, progress):
+    def run(self, max_nodes, max_queue, deadline, progress):
         nodes_expanded = 0
         while self.queue:                                   # Alg. 2: until the queue is empty
             if (max_nodes is not None and nodes_expanded >= max_nodes) or \
+                    (max_queue is not None and len(self.queue) > max_queue) or \
                     (deadline is not None and time.perf_counter() >= deadline):
                 return nodes_expanded, False
             _, node = heapq.heappop(self.queue)             # Alg. 2: d_p <- Q.pop()
@@ -362,7 +363,8 @@ def corels(dataset, lam, config):
     start = time.perf_counter()
     search = _BranchAndBound(dataset, lam, config)
     deadline = None if config.time_limit is None else start + config.time_limit
-    nodes_expanded, finished = search.run(config.max_nodes, deadline, config.progress)
+    nodes_expanded, finished = search.run(config.max_nodes, config.max_queue, deadline,
+                                          config.progress)
     prefix, predictions, default = search.best_rule_list
     names, classes = dataset.antecedent_names, dataset.class_names
     rule_list = RuleList(tuple(Rule(names[a], classes[int(q)]) for a, q in zip(prefix, predictions)),

@@ -116,6 +116,14 @@ class RuleListSearchTests:
         assert limited.remaining_search_space > 0
         assert limited.gap == limited.objective - limited.lower_bound
 
+    def test_queue_limit_returns_incumbent_with_gap(self, compas_dir):
+        from optrules.corels_format import load_corels
+        data = load_corels(compas_dir / "compas_train.out", compas_dir / "compas_train.label",
+                           compas_dir / "compas_train.minor")
+        result = self.fit(data, "0.005", max_queue=500)
+        assert result.status == "limit" and result.statistics["max_queue_size"] <= 500 + 155
+        assert result.lower_bound < result.objective
+
     def test_time_limit_stops(self, compas_dir):
         from optrules.corels_format import load_corels
         data = load_corels(compas_dir / "compas_train.out", compas_dir / "compas_train.label",

@@ -99,7 +99,8 @@ def _run_rulelist(args, parser):
     checks = _checks(args.checks, RULE_LIST_CHECKS)
     result = fit_rule_list(dataset, lam, engine=args.engine, policy=args.policy,
                            symmetry_map=args.symmetry_map, disabled_bounds=args.disable_bound,
-                           max_nodes=args.max_nodes, time_limit=args.time_limit)
+                           max_nodes=args.max_nodes, max_queue=args.max_queue,
+                           time_limit=args.time_limit)
     instance = RuleListInstance.from_dataset(dataset, lam)
     certificate = certify_rule_list(instance, result.rule_list, dataset.class_names,
                                     result.objective, checks, args.solver_time_limit)
