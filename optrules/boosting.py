@@ -132,8 +132,8 @@ def fit_rule_ensemble(X, y, *, loss="logistic", n_rules=10, lam=2, search="optim
     >>> import numpy as np
     >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
     >>> ensemble = fit_rule_ensemble(X, [0, 0, 1, 1], n_rules=1, lam=1, thresholds="all")
-    >>> print(ensemble)
-    +0.6667 if x0>1.5
+    >>> print(ensemble)      # x0<=1.5 ties with x0>1.5; the lower proposition index wins
+    -0.6667 if x0<=1.5
     """
     start = time.perf_counter()
     loss_ = get_loss(loss, positive)

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from optrules.losses import get_loss
+from optrules.params import fraction_text
 from optrules.propositions import Proposition, as_features
 
 __all__ = ["RuleSearchResult", "BoostedRule", "RuleEnsemble"]
@@ -128,7 +129,7 @@ class RuleEnsemble:
         classes = getattr(self.loss, "classes", None)
         return {"format": _FORMAT, "version": 1, "loss": self.loss.name,
                 "classes": None if classes is None else [_json_value(c) for c in classes],
-                "lambda": f"{self.lam.numerator}/{self.lam.denominator}", "search": self.search,
+                "lambda": fraction_text(self.lam), "search": self.search,
                 "seconds": round(self.seconds, 6),
                 "rules": [{"conditions": [p.name for p in r.conditions],
                            "propositions": [{"feature": p.feature, "operator": p.operator,

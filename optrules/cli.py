@@ -1,5 +1,6 @@
-"""Command line: ``optrules rulelist`` (certifiably optimal rule lists), ``optrules boost``
-(optimal rule boosting) and ``optrules demo``.
+"""optrules: certifiably optimal rule lists, optimal rule boosting, and their verification.
+
+Commands: ``optrules rulelist``, ``optrules boost``, ``optrules verify`` and ``optrules demo``.
 
 Exit status: 0 on success (also when a limit stopped the search: the output says so and gives
 the optimality gap), 2 for bad arguments or input files.
@@ -78,7 +79,8 @@ def _add_rulelist_arguments(parser):
     search.add_argument("--map", choices=SYMMETRY_MAPS, default="prefix", dest="symmetry_map",
                         help="symmetry map: prefix permutation, captured vector, or none")
     search.add_argument("--disable-bound", action="append", default=[], choices=sorted(BOUNDS),
-                        metavar="NAME", help=f"switch a bound off (repeatable): {', '.join(BOUNDS)}")
+                        metavar="NAME",
+                        help=f"switch a bound off (repeatable): {', '.join(BOUNDS)}")
     search.add_argument("--max-nodes", type=_positive_int, metavar="N")
     search.add_argument("--max-queue", type=_positive_int, metavar="N",
                         help="memory limit: stop when more than N prefixes are queued")
@@ -220,7 +222,8 @@ def _run_demo(args, parser):
 
 
 def _parser():
-    parser = argparse.ArgumentParser(prog="optrules", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="optrules", description=__doc__.splitlines()[0],
+                                     epilog="Run 'optrules COMMAND --help' for its options.")
     commands = parser.add_subparsers(dest="command", required=True)
     rulelist = commands.add_parser("rulelist", help="certifiably optimal rule list (CORELS)")
     _add_rulelist_arguments(rulelist)

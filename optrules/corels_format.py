@@ -122,9 +122,10 @@ def read_label(path):
                                 f"got {{{negative_name}}} and {{{positive_name}}}.")
     conflict = np.flatnonzero(negative == positive)
     if conflict.size:
+        which = "both label bits" if positive[conflict[0]] else "neither label bit"
         raise CorelsFormatError(
-            f"{path}: sample {conflict[0] + 1} has {'both label bits' if positive[conflict[0]] else 'neither label bit'}"
-            f" set ({conflict.size} such samples); each sample has exactly one label.")
+            f"{path}: sample {conflict[0] + 1} has {which} set ({conflict.size} such samples); "
+            "each sample has exactly one label.")
     return targets[0], (class_names[0], class_names[1]), positive
 
 

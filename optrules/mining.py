@@ -51,7 +51,8 @@ class Item:
             return np.array([cell == self.value for cell in table.columns[column]], dtype=bool)
         values = table.column_values(column)
         with np.errstate(invalid="ignore"):
-            held = values <= float(self.value) if self.operator == "<=" else values > float(self.value)
+            threshold = float(self.value)
+            held = values <= threshold if self.operator == "<=" else values > threshold
         return held & ~np.isnan(values)
 
 
@@ -61,7 +62,8 @@ def table_items(table, max_thresholds=9):
     for column, feature in enumerate(table.feature_names):
         if table.numeric[column]:
             cuts = _cut_points(table.column_values(column), max_thresholds)
-            items.append([Item(feature, op, repr(float(cut))) for cut in cuts for op in ("<=", ">")])
+            items.append([Item(feature, op, repr(float(cut)))
+                          for cut in cuts for op in ("<=", ">")])
         else:
             values = dict.fromkeys(cell for cell in table.columns[column] if cell != "")
             items.append([Item(feature, "==", value) for value in values])

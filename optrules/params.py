@@ -3,7 +3,7 @@
 import math
 from fractions import Fraction
 
-__all__ = ["parse_fraction"]
+__all__ = ["parse_fraction", "fraction_text"]
 
 
 def parse_fraction(name, value, *, low, high, function, low_inclusive=False,
@@ -37,3 +37,9 @@ def parse_fraction(name, value, *, low, high, function, low_inclusive=False,
         interval = f"{'[' if low_inclusive else '('}{low}, {high}{']' if high_inclusive else ')'}"
         raise ValueError(f"{where} must be a fraction in {interval}. Got {value!r} instead.")
     return exact
+
+
+def fraction_text(value):
+    """An exact rational as ``"p/q"`` (``"0/1"`` for zero), the JSON form of exact numbers."""
+    value = Fraction(value)
+    return f"{value.numerator}/{value.denominator}"

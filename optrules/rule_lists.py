@@ -9,7 +9,6 @@ import importlib
 import sys
 import time
 from dataclasses import dataclass
-from fractions import Fraction
 
 from optrules import bitset
 from optrules.dataset import BinaryDataset
@@ -149,8 +148,7 @@ def fit_rule_list(dataset, lam, *, engine="reference", policy="lower-bound",
 
     Examples
     --------
-    >>> from optrules import bitset
-from optrules.dataset import BinaryDataset
+    >>> from optrules.dataset import BinaryDataset
     >>> data = BinaryDataset.from_bits(["a", "b"], [[1, 1, 0, 0], [0, 1, 1, 0]], [1, 1, 0, 0])
     >>> result = fit_rule_list(data, "1/10")
     >>> result.objective, result.status

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
+from optrules.params import fraction_text
+
 __all__ = ["Rule", "RuleList", "Score", "score", "RuleListResult"]
 
 _FORMAT = "optrules.rulelist"
@@ -20,7 +22,7 @@ _FORMAT = "optrules.rulelist"
 
 @dataclass(frozen=True)
 class Rule:
-    """One rule ``antecedent -> prediction``; the antecedent is a name like ``sex:Male,priors:>3``."""
+    """One rule ``antecedent -> prediction`` (antecedents are named like ``sex:Male,priors:>3``)."""
 
     antecedent: str
     prediction: str
@@ -34,7 +36,7 @@ class RuleList:
 
     Examples
     --------
-    >>> rl = RuleList((Rule("priors:>3", "Yes"),), "No", target="recidivate", class_names=("No", "Yes"))
+    >>> rl = RuleList((Rule("priors:>3", "Yes"),), "No", "recidivate", ("No", "Yes"))
     >>> print(rl)
     if {priors:>3} then Yes
     else No
@@ -145,10 +147,6 @@ def score(rule_list, dataset, lam):
     return Score(int(wrong.sum()), dataset.n_samples, len(rule_list), Fraction(lam))
 
 
-def _fraction_text(value):
-    return f"{value.numerator}/{value.denominator}"
-
-
 @dataclass(frozen=True)
 class RuleListResult:
     """What a rule-list search returns.
@@ -196,17 +194,17 @@ class RuleListResult:
         """The CLI's JSON object (exact fractions as ``"p/q"`` strings)."""
         space = self.remaining_search_space
         return {
-            "objective": _fraction_text(self.objective),
+            "objective": fraction_text(self.objective),
             "objective_float": float(self.objective),
             "mistakes": self.mistakes,
             "n_samples": self.n_samples,
-            "lambda": _fraction_text(self.lam),
+            "lambda": fraction_text(self.lam),
             "rules": [{"antecedent": r.antecedent, "prediction": r.prediction}
                       for r in self.rule_list.rules],
             "default": self.rule_list.default,
             "status": self.status,
-            "lower_bound": _fraction_text(self.lower_bound),
-            "gap": _fraction_text(self.gap),
+            "lower_bound": fraction_text(self.lower_bound),
+            "gap": fraction_text(self.gap),
             "nodes_expanded": self.nodes_expanded,
             "seconds": round(self.seconds, 6),
             "remaining_search_space": str(space),
@@ -219,8 +217,8 @@ class RuleListResult:
         """One line: status, objective, mistakes, bound and effort."""
         certificate = ("certified optimal" if self.status == "optimal"
                        else f"stopped at a limit, gap {float(self.gap):.6f}")
-        return (f"{certificate}: objective {_fraction_text(self.objective)} "
+        return (f"{certificate}: objective {fraction_text(self.objective)} "
                 f"({float(self.objective):.6f}), {self.mistakes}/{self.n_samples} mistakes, "
-                f"{len(self.rule_list)} rules, lambda {_fraction_text(self.lam)}, lower bound "
+                f"{len(self.rule_list)} rules, lambda {fraction_text(self.lam)}, lower bound "
                 f"{float(self.lower_bound):.6f}, {self.nodes_expanded} nodes, "
                 f"{self.seconds:.2f} s")

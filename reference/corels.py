@@ -367,8 +367,8 @@ def corels(dataset, lam, config):
                                           config.progress)
     prefix, predictions, default = search.best_rule_list
     names, classes = dataset.antecedent_names, dataset.class_names
-    rule_list = RuleList(tuple(Rule(names[a], classes[int(q)]) for a, q in zip(prefix, predictions)),
-                         classes[int(default)], dataset.target, classes)
+    rules = tuple(Rule(names[a], classes[int(q)]) for a, q in zip(prefix, predictions))
+    rule_list = RuleList(rules, classes[int(default)], dataset.target, classes)
     scale = lam.denominator * dataset.n_samples
     objective = Fraction(search.best_objective, scale)
     lower_bound = objective if finished else Fraction(search.global_lower_bound(), scale)

@@ -1,7 +1,6 @@
 """Boosting loop, ensembles (printing, prediction, JSON) and the ``optrules boost`` command."""
 
 import json
-from fractions import Fraction
 
 import numpy as np
 import pytest

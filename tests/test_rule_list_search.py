@@ -8,7 +8,6 @@ import importlib
 from fractions import Fraction
 
 import numpy as np
-import pytest
 from hypothesis import given, strategies as st
 
 from optrules.dataset import BinaryDataset

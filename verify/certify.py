@@ -10,13 +10,16 @@ conjunction?"), ``dinkelbach`` (CP-SAT optimum from scratch) and ``cardinality``
 Verdicts: "certified" when the re-score matches the claim and every check that ran proved the
 same optimum; "refuted" when the re-score differs or a check proved a different optimum (or
 found a better model); "undecided" when some check could not finish (time limit) or no check
-certified, and none refuted. Checks that cannot run (too large, h not constant) are "skipped". Certificates are saved as JSON.
+certified, and none refuted. Checks that cannot run (too large, h not constant) are "skipped".
+Certificates are saved as JSON.
 """
 
 import json
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
+
+from optrules.params import fraction_text
 
 from .oracle import InstanceTooLarge, optimal_rule, optimal_rule_list
 from .rescore import rescore_rule, rescore_rule_list
@@ -31,7 +34,7 @@ RULE_CHECKS = ("oracle", "claim", "dinkelbach", "cardinality")
 
 
 def _text(value):
-    return None if value is None else f"{value.numerator}/{value.denominator}"
+    return None if value is None else fraction_text(value)
 
 
 @dataclass

@@ -12,16 +12,13 @@ from fractions import Fraction
 
 import numpy as np
 
+from optrules.params import fraction_text
+
 __all__ = ["RuleListInstance", "RuleInstance"]
 
 
 def _bits_text(row):
     return "".join("1" if bit else "0" for bit in row)
-
-
-def _fraction_text(value):
-    value = Fraction(value)
-    return f"{value.numerator}/{value.denominator}"
 
 
 def _digest(payload):
@@ -75,7 +72,7 @@ class RuleListInstance:
         return len(self.antecedents)
 
     def digest(self):
-        return _digest({"kind": "rule-list", "lambda": _fraction_text(self.lam),
+        return _digest({"kind": "rule-list", "lambda": fraction_text(self.lam),
                         "labels": _bits_text(self.labels), "names": list(self.names),
                         "antecedents": [_bits_text(row) for row in self.antecedents]})
 
@@ -142,9 +139,9 @@ class RuleInstance:
         return len(self.g)
 
     def digest(self):
-        return _digest({"kind": "rule", "lambda": _fraction_text(self.lam),
-                        "g": [_fraction_text(v) for v in self.g],
-                        "h": [_fraction_text(v) for v in self.h], "names": list(self.names),
+        return _digest({"kind": "rule", "lambda": fraction_text(self.lam),
+                        "g": [fraction_text(v) for v in self.g],
+                        "h": [fraction_text(v) for v in self.h], "names": list(self.names),
                         "extents": [_bits_text(row) for row in self.extents]})
 
     def objective(self, held):

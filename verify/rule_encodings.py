@@ -27,7 +27,6 @@ import time
 from dataclasses import dataclass
 from fractions import Fraction
 
-import numpy as np
 
 from .oracle import InstanceTooLarge
 
