@@ -7,7 +7,7 @@ import pkgutil
 import pytest
 
 PACKAGES = ("optrules", "optrules.reference", "optrules.fast", "optrules.verify")
-MODULES = sorted({package for package in PACKAGES} | {
+MODULES = sorted(set(PACKAGES) | {
     info.name for package in PACKAGES
     for info in pkgutil.iter_modules(importlib.import_module(package).__path__, package + ".")})
 

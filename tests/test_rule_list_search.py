@@ -128,7 +128,7 @@ class RuleListSearchTests:
         data = load_corels(compas_dir / "compas_train.out", compas_dir / "compas_train.label",
                            compas_dir / "compas_train.minor")
         result = self.fit(data, "0.005", time_limit=0.5)
-        assert result.status == "limit" and result.seconds < 5
+        assert result.status == "limit"
         assert result.lower_bound < result.objective
 
     def test_engine_is_the_one_named(self, monkeypatch):
