@@ -165,18 +165,29 @@ def _training_summary(ensemble, X, y):
                                                              ensemble.decision_function(X))))
 
 
-def _run_boost(args, parser):
-    columns = read_csv_columns(args.csv)
-    if args.target not in columns:
-        raise ValueError(f"{args.csv}: target column {args.target!r} not found; columns are "
+def _read_features_and_target(path, target, loss, rows=None):
+    """Feature columns and target of a CSV file for boosting (numeric target unless logistic)."""
+    columns = read_csv_columns(path)
+    if target not in columns:
+        raise ValueError(f"{path}: target column {target!r} not found; columns are "
                          f"{sorted(columns)}.")
-    y = np.array(columns.pop(args.target), dtype=object)
-    if args.loss != "logistic":
+    rows = slice(None) if rows is None else slice(0, rows)
+    y = np.array(columns.pop(target), dtype=object)[rows]
+    missing = np.flatnonzero(y == "")
+    if missing.size:
+        raise ValueError(f"{path}: target column {target!r} is missing in {missing.size} "
+                         f"row(s) (first: data row {missing[0] + 1}).")
+    if loss != "logistic":
         try:
             y = y.astype(float)
         except ValueError as error:
-            raise ValueError(f"{args.csv}: target column {args.target!r} must be numeric for "
-                             f"the {args.loss} loss ({error}).") from error
+            raise ValueError(f"{path}: target column {target!r} must be numeric for the {loss} "
+                             f"loss ({error}).") from error
+    return {name: cells[rows] for name, cells in columns.items()}, y
+
+
+def _run_boost(args, parser):
+    columns, y = _read_features_and_target(args.csv, args.target, args.loss)
     progress = None if args.quiet else (
         lambda t, rule: print(f"rule {t + 1}: {rule}", file=sys.stderr, flush=True))
     ensemble = fit_rule_ensemble(columns, y, loss=args.loss, n_rules=args.rules, lam=args.lam,

@@ -143,3 +143,11 @@ def test_boost_cli_regression_target_must_be_numeric(parity_csv, capsys):
                  "--quiet"]) == 2
     assert "target column 'colour' must be numeric for the squared loss" in \
         capsys.readouterr().err
+
+
+def test_boost_cli_missing_target_is_named(tmp_path, capsys):
+    path = tmp_path / "t.csv"
+    path.write_text("a,y\n1,1\n2,\n3,0\n")
+    assert main(["boost", "--csv", str(path), "--target", "y", "--quiet"]) == 2
+    assert "target column 'y' is missing in 1 row(s) (first: data row 2)" in \
+        capsys.readouterr().err

@@ -16,7 +16,6 @@ from optrules.losses import LOSSES, get_loss
 from optrules.params import parse_fraction
 from optrules.propositions import make_propositions
 from optrules.rule_lists import fit_rule_list
-from optrules.table import read_csv_columns
 
 from .certify import RULE_CHECKS, RULE_LIST_CHECKS, certify_rule, certify_rule_list
 from .instances import RuleInstance, RuleListInstance
@@ -114,15 +113,9 @@ def _run_rulelist(args, parser):
 
 
 def _run_rule(args, parser):
-    columns = read_csv_columns(args.csv)
-    if args.target not in columns:
-        raise ValueError(f"{args.csv}: target column {args.target!r} not found; columns are "
-                         f"{sorted(columns)}.")
-    rows = slice(None) if args.rows is None else slice(0, args.rows)
-    y = np.array(columns.pop(args.target), dtype=object)[rows]
-    columns = {name: cells[rows] for name, cells in columns.items()}
+    columns, y = base_cli._read_features_and_target(args.csv, args.target, args.loss, args.rows)
     loss = get_loss(args.loss, args.positive)
-    target = loss.prepare_target(y if args.loss == "logistic" else y.astype(float))
+    target = loss.prepare_target(y)
     lam = parse_fraction("--lam", args.lam, low=0, high=float("inf"),
                          function="optrules verify rule", low_inclusive=True)
     propositions = make_propositions(columns, args.thresholds)
