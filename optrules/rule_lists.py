@@ -50,8 +50,9 @@ class SearchConfig:
 class ProgressLog:
     """Progress callback printing one line every ``interval`` seconds to ``stream``.
 
-    Columns follow CORELS' log: seconds, nodes expanded, queue size, symmetry-map size, best
-    objective, global lower bound, log10 of Thm 7's remaining search space.
+    Columns follow CORELS' log: seconds, nodes expanded, lower-bound evaluations, queue size,
+    symmetry-map size, best objective, global lower bound, log10 of Thm 7's remaining search
+    space. ``describe()`` must return those figures (see ``reference.corels``).
     """
 
     def __init__(self, interval=10.0, stream=None):
@@ -67,7 +68,8 @@ class ProgressLog:
         self.next_report = now + self.interval
         state = describe()
         space = state["remaining_search_space"]
-        print(f"[{now - self.start:8.1f} s] nodes {nodes_expanded:>10} queue "
+        print(f"[{now - self.start:8.1f} s] nodes {nodes_expanded:>10} evaluations "
+              f"{state['evaluations']:>12} queue "
               f"{state['queue_size']:>9} map {state['map_size']:>9} best "
               f"{float(state['best_objective']):.6f} lower bound "
               f"{float(state['lower_bound']):.6f} log10(remaining) "

@@ -303,6 +303,7 @@ class _BranchAndBound:
         return {"best_objective": Fraction(self.best_objective, scale),
                 "lower_bound": Fraction(self.global_lower_bound(), scale),
                 "queue_size": len(self.queue), "map_size": len(self.symmetry_map),
+                "evaluations": self.statistics["lower_bound_evaluations"],
                 "remaining_search_space": self.remaining_search_space()}
 
     # ----- certificates --------------------------------------------------------------------

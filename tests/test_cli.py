@@ -52,3 +52,17 @@ def test_demo_prints_the_certified_list(capsys):
     out = capsys.readouterr().out
     assert "if {sex:Male,juvenile-crimes:>0} then Yes\nelif {priors:>3} then Yes\nelse No" in out
     assert "certified optimal: objective 245267/648900" in out
+
+
+def test_progress_log_prints_corels_columns():
+    import io
+    from optrules.rule_lists import ProgressLog
+    stream = io.StringIO()
+    log = ProgressLog(interval=0.0, stream=stream)
+    log(7, lambda: {"best_objective": Fraction(1, 3), "lower_bound": Fraction(1, 4),
+                    "queue_size": 5, "map_size": 6, "evaluations": 99,
+                    "remaining_search_space": 12345})
+    line = stream.getvalue()
+    for text in ("nodes          7", "evaluations           99", "queue         5",
+                 "best 0.333333", "lower bound 0.250000", "log10(remaining) 4"):
+        assert text in line, line
