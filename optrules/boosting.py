@@ -7,6 +7,8 @@ empty query ⊤ (weight by eq. 2.2) is added before the k searched rules and not
 """
 
 import importlib
+import math
+import numbers
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -52,7 +54,8 @@ def _config(apx, max_depth, bound_pruning, equivalence_pruning, max_nodes, time_
     alpha = parse_fraction("apx", apx, low=0, high=1, function="rule boosting",
                            high_inclusive=True)
     if time_limit is not None and (isinstance(time_limit, bool) or
-                                   not isinstance(time_limit, (int, float)) or time_limit <= 0):
+                                   not isinstance(time_limit, numbers.Real) or
+                                   not 0 < time_limit < math.inf):
         raise ValueError(f"The 'time_limit' parameter must be a positive number of seconds or "
                          f"None. Got {time_limit!r} instead.")
     return BaseLearnerConfig(alpha, _positive_int("max_depth", max_depth), bool(bound_pruning),
@@ -172,11 +175,21 @@ def _intercept(problem):
                             problem.n_samples, everything, None, "optimal", {"nodes": 0})
 
 
+def _float(value, what):
+    """An exact value as a float, or a clear error when it does not fit in one."""
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValueError(f"the {what} of a boosted rule exceeds the float range; rescale the "
+                         "target or raise lam.") from None
+
+
 def _boosted_rule(propositions, result):
     statistics = dict(result.statistics, status=result.status, seconds=round(result.seconds, 6))
     if result.upper_bound is not None:
-        statistics["upper_bound"] = float(result.upper_bound)
-        statistics["bound_gap"] = float(result.bound_gap)
+        statistics["upper_bound"] = _float(result.upper_bound, "upper bound")
+        statistics["bound_gap"] = _float(result.bound_gap, "bound gap")
         statistics["guarantee"] = float(result.guarantee)
     return BoostedRule(tuple(propositions.propositions[j] for j in result.query),
-                       float(result.weight), float(result.objective), result.coverage, statistics)
+                       _float(result.weight, "weight"), _float(result.objective, "objective"),
+                       result.coverage, statistics)

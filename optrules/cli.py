@@ -13,6 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 from importlib import resources
+from pathlib import Path
 
 from optrules.boosting import ENGINES as BOOST_ENGINES
 from optrules.boosting import SEARCHES, fit_rule_ensemble
@@ -254,10 +255,20 @@ def main(argv=None):
     parser = _parser()
     args = parser.parse_args(argv)
     try:
+        _check_output_paths(args)
         return args.run(args, args.parser)
-    except (ValueError, TypeError) as error:
+    except (ValueError, TypeError, OSError) as error:
         print(f"optrules {args.command}: error: {error}", file=sys.stderr)
         return 2
+
+
+def _check_output_paths(args):
+    """Refuse an output file whose folder does not exist before any long computation."""
+    for option in ("save_model", "certificate"):
+        path = getattr(args, option, None)
+        if path is not None and not Path(path).resolve().parent.is_dir():
+            raise ValueError(f"--{option.replace('_', '-')}: the folder of {path} does not "
+                             "exist.")
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ def _parse_lines(path):
     """Yield ``(line_number, name, bits)`` for each line of a CORELS file, validated."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # tolerate a byte-order mark
     except OSError as error:
         raise CorelsFormatError(f"{path}: cannot read file ({error.strerror}).") from error
     except UnicodeDecodeError as error:

@@ -19,6 +19,7 @@ from fractions import Fraction
 import numpy as np
 
 from optrules import bitset
+from optrules.params import parse_fraction
 
 __all__ = ["GradientProblem"]
 
@@ -71,7 +72,8 @@ class GradientProblem:
         """
         g_exact = _exact(np.asarray(g, dtype=object).ravel().tolist(), "g")
         h_exact = _exact(np.asarray(h, dtype=object).ravel().tolist(), "h")
-        (lam_exact,) = _exact([lam], "lam")
+        lam_exact = parse_fraction("lam", lam, low=0, high=math.inf, function="GradientProblem",
+                                   low_inclusive=True)
         n_samples = len(g_exact)
         if len(h_exact) != n_samples or n_samples == 0:
             raise ValueError(f"g and h must be non-empty and of equal length; got {len(g_exact)} "
@@ -79,15 +81,24 @@ class GradientProblem:
         if min(h_exact) <= 0:
             raise ValueError("every h_i must be strictly positive (Boley et al. 2021, Thm 3.1); "
                              f"got min h = {float(min(h_exact))}.")
-        if lam_exact < 0:
-            raise ValueError(f"lam must be >= 0; got {lam}.")
         scale = math.lcm(*(v.denominator for v in g_exact + h_exact + [lam_exact]))
         extents = np.asarray(extents)
-        if extents.dtype == bool:
-            if extents.ndim != 2 or extents.shape[1] != n_samples:
-                raise ValueError(f"extents must have shape (d, {n_samples}); got {extents.shape}.")
-            extents = bitset.pack(extents).reshape(len(extents), bitset.n_words(n_samples))
-        ints = tuple(bitset.to_int(row) for row in extents)
+        if extents.dtype == np.uint64:     # packed bitsets, as in PropositionSet.extents
+            if extents.ndim != 2 or extents.shape[1] != bitset.n_words(n_samples):
+                raise ValueError(f"packed extents must have shape (d, "
+                                 f"{bitset.n_words(n_samples)}); got {extents.shape}.")
+            ints = tuple(bitset.to_int(row) for row in extents)
+            if any(value >> n_samples for value in ints):
+                raise ValueError(f"packed extents have bits beyond sample {n_samples - 1}.")
+        else:                              # a 0/1 or boolean matrix (d, n)
+            if extents.size == 0:
+                extents = extents.reshape(0, n_samples)
+            if extents.ndim != 2 or extents.shape[1] != n_samples or \
+                    not np.isin(extents, (0, 1)).all():
+                raise ValueError(f"extents must be a 0/1 matrix of shape (d, {n_samples}); got "
+                                 f"shape {extents.shape}.")
+            packed = bitset.pack(extents.astype(bool))
+            ints = tuple(bitset.to_int(row) for row in packed.reshape(len(extents), -1))
         if len(names) != len(ints):
             raise ValueError(f"{len(names)} names for {len(ints)} extents.")
         return cls(ints, tuple(names), tuple(int(v * scale) for v in g_exact),

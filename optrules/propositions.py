@@ -183,9 +183,9 @@ def _canonical_column(name, column):
     cells = [None if _is_missing(c) else str(c).strip() for c in column.tolist()]
     cells = [None if c == "" else c for c in cells]
     try:
-        values = np.array([math.nan if c is None else float(c) for c in cells])
-        if np.isfinite(values[~np.isnan(values)]).all() and (~np.isnan(values)).any():
-            return values, True
+        parsed = [float(c) for c in cells if c is not None]
+        if parsed and all(math.isfinite(v) for v in parsed):  # "nan"/"inf" text: categorical
+            return np.array([math.nan if c is None else float(c) for c in cells]), True
     except ValueError:
         pass
     return np.array(cells, dtype=object), False

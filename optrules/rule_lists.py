@@ -6,6 +6,8 @@ bounds and tie-breaking order are stated in ``specs/rule-lists.md``.
 """
 
 import importlib
+import math
+import numbers
 import sys
 import time
 from dataclasses import dataclass
@@ -92,7 +94,7 @@ def _limit(name, value, kind):
     if isinstance(value, bool) or not isinstance(value, kind):
         raise TypeError(f"The {name!r} parameter of fit_rule_list must be a positive number "
                         f"or None. Got {value!r} instead.")
-    if value <= 0:
+    if not value > 0 or value == math.inf:
         raise ValueError(f"The {name!r} parameter of fit_rule_list must be positive. "
                          f"Got {value!r} instead.")
     return value
@@ -169,9 +171,9 @@ def fit_rule_list(dataset, lam, *, engine="reference", policy="lower-bound",
     config = SearchConfig(policy=_choice("policy", policy, POLICIES),
                           symmetry_map=_choice("symmetry_map", symmetry_map, SYMMETRY_MAPS),
                           bounds=frozenset(BOUNDS) - disabled,
-                          max_nodes=_limit("max_nodes", max_nodes, int),
-                          max_queue=_limit("max_queue", max_queue, int),
-                          time_limit=_limit("time_limit", time_limit, (int, float)),
+                          max_nodes=_limit("max_nodes", max_nodes, numbers.Integral),
+                          max_queue=_limit("max_queue", max_queue, numbers.Integral),
+                          time_limit=_limit("time_limit", time_limit, numbers.Real),
                           progress=progress)
     if "equivalent_points" in config.bounds:
         dataset = _with_sound_minority(dataset)

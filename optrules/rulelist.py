@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from optrules.params import fraction_text
+from optrules.params import fraction_text, parse_fraction
 
 __all__ = ["Rule", "RuleList", "Score", "score", "RuleListResult"]
 
@@ -96,6 +96,8 @@ class RuleList:
             raise ValueError(f"unsupported rule list version {data.get('version')!r}; this "
                              "optrules reads version 1.")
         try:
+            if not isinstance(data["class_names"], list):
+                raise TypeError("'class_names'")
             class_names = tuple(data["class_names"])
             rules = tuple(Rule(str(r["antecedent"]), str(r["prediction"])) for r in data["rules"])
             default = str(data["default"])
@@ -144,7 +146,8 @@ class Score:
 def score(rule_list, dataset, lam):
     """Re-score a rule list exactly: integer mistakes, Fraction objective."""
     wrong = rule_list.predict_positive(dataset) != dataset.label_bits()
-    return Score(int(wrong.sum()), dataset.n_samples, len(rule_list), Fraction(lam))
+    lam = parse_fraction("lam", lam, low=0, high=1, function="score")
+    return Score(int(wrong.sum()), dataset.n_samples, len(rule_list), lam)
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,7 @@ def read_csv_columns(path):
     """
     path = Path(path)
     try:
-        with path.open(newline="", encoding="utf-8") as handle:
+        with path.open(newline="", encoding="utf-8-sig") as handle:  # tolerate a BOM
             reader = csv.reader(handle)
             # (line number where the row ends, row): a quoted cell may span several lines.
             numbered = [(reader.line_num, row) for row in reader]
@@ -147,7 +147,7 @@ def table_from_columns(columns, target, positive=None):
     numeric = tuple(_is_numeric(columns[name]) for name in names)
     for name, is_numeric in zip(names, numeric):
         if not is_numeric:
-            for cell in set(columns[name]) - {""}:
+            for cell in sorted(set(columns[name]) - {""}):
                 _check_text(f"value {cell!r} of column {name!r}", cell)
     return Table(names, tuple(columns[name] for name in names), numeric, target, class_names,
                  labels)

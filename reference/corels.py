@@ -176,6 +176,8 @@ class _BranchAndBound:
         n_not_captured = not_captured.bit_count()
         n_not_captured_positive = (not_captured & self.labels).bit_count()
         for s, antecedent_bits in enumerate(self.antecedents):
+            if node.deleted:
+                break              # a new incumbent's garbage collection removed this prefix
             if s in in_prefix:
                 continue
             self.statistics["lower_bound_evaluations"] += 1

@@ -53,7 +53,7 @@ class Certificate:
     def verdict(self):
         if self.problems or any(c["verdict"] == "refuted" for c in self.checks):
             return "refuted"
-        if any(c["verdict"] == "undecided" for c in self.checks) or \
+        if any(c["verdict"] in ("undecided", "bounded") for c in self.checks) or \
                 not any(c["verdict"] == "certified" for c in self.checks):
             return "undecided"
         return "certified"
@@ -77,17 +77,26 @@ def load_certificate(path):
     return data
 
 
-def _check_record(name, verdict, optimum, claimed, status, seconds, **extra):
-    """One check's entry; a proved optimum different from the claim refutes it."""
+def _check_record(name, verdict, optimum, claimed, status, seconds, lower_bound=None, **extra):
+    """One check's entry; a proved optimum different from the claim refutes it.
+
+    With ``lower_bound`` (an engine stopped at a limit claims only lower_bound <= optimum <=
+    claimed), an optimum inside that interval is "bounded" rather than refuted.
+    """
     if verdict == "certified" and optimum is not None and optimum != claimed:
-        verdict = "refuted"
+        inside = lower_bound is not None and lower_bound <= optimum <= claimed
+        verdict = "bounded" if inside else "refuted"
     return dict({"check": name, "verdict": verdict, "status": status,
                  "optimum": _text(optimum), "seconds": round(seconds, 4)}, **extra)
 
 
 def certify_rule_list(instance, rule_list, class_names, claimed_objective,
-                      checks=RULE_LIST_CHECKS, time_limit=60.0):
+                      checks=RULE_LIST_CHECKS, time_limit=60.0, claimed_lower_bound=None):
     """Certify that ``rule_list`` is an optimal rule list of ``instance`` with that objective.
+
+    For a search stopped at a limit pass its ``claimed_lower_bound``: the claim is then only
+    lower bound <= optimum <= objective, the verdict at best "undecided", and a check refutes it
+    when the optimum falls outside that interval.
 
     Parameters
     ----------
@@ -114,15 +123,19 @@ def certify_rule_list(instance, rule_list, class_names, claimed_objective,
             try:
                 optimum, _ = optimal_rule_list(instance)
                 certificate.checks.append(_check_record("oracle", "certified", optimum, claimed,
-                                                        "ENUMERATED", 0.0))
+                                                        "ENUMERATED", 0.0, claimed_lower_bound))
             except InstanceTooLarge as error:
                 certificate.checks.append({"check": "oracle", "verdict": "skipped",
                                            "status": str(error)})
             continue
-        answer = solve_cpsat(instance, time_limit) if name == "cp-sat" else solve_maxsat(instance)
+        try:
+            answer = (solve_cpsat if name == "cp-sat" else solve_maxsat)(instance, time_limit)
+        except InstanceTooLarge as error:
+            certificate.checks.append({"check": name, "verdict": "skipped", "status": str(error)})
+            continue
         certificate.checks.append(_check_record(
             answer.solver, "certified" if answer.certified else "undecided", answer.objective,
-            claimed, answer.status, answer.seconds))
+            claimed, answer.status, answer.seconds, claimed_lower_bound))
     return certificate
 
 

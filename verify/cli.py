@@ -101,14 +101,20 @@ def _run_rulelist(args, parser):
                            max_nodes=args.max_nodes, max_queue=args.max_queue,
                            time_limit=args.time_limit)
     instance = RuleListInstance.from_dataset(dataset, lam)
+    limited = result.status != "optimal"      # then it claims only the interval [bound, obj]
     certificate = certify_rule_list(instance, result.rule_list, dataset.class_names,
-                                    result.objective, checks, args.solver_time_limit)
+                                    result.objective, checks, args.solver_time_limit,
+                                    result.lower_bound if limited else None)
     engine_line = (f"{args.engine} engine: objective {result.objective} "
                    f"({float(result.objective):.6f}), status {result.status}, "
                    f"{len(result.rule_list)} rules, {result.seconds:.3f} s "
                    f"[{dataset.n_antecedents} antecedents, {dataset.n_samples} rows]")
-    if result.status != "optimal":
-        certificate.problems.append("the engine stopped at a limit and claims no optimum")
+    if limited:
+        certificate.checks.append({"check": "engine", "verdict": "undecided",
+                                   "status": f"the engine stopped at a limit; lower bound "
+                                             f"{result.lower_bound}"})
+    if args.save_model:
+        result.rule_list.save(args.save_model)
     return _report(args, engine_line, certificate)
 
 

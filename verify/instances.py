@@ -12,13 +12,22 @@ from fractions import Fraction
 
 import numpy as np
 
-from optrules.params import fraction_text
+from optrules.params import fraction_text, parse_fraction
 
 __all__ = ["RuleListInstance", "RuleInstance"]
 
 
 def _bits_text(row):
     return "".join("1" if bit else "0" for bit in row)
+
+
+def _names(names, count, prefix):
+    if names is None:
+        return tuple(f"{prefix}{j}" for j in range(count))
+    names = tuple(str(name) for name in names)
+    if len(names) != count:
+        raise ValueError(f"{len(names)} names given for {count} rows of the matrix.")
+    return names
 
 
 def _digest(payload):
@@ -51,16 +60,17 @@ class RuleListInstance:
 
     @classmethod
     def from_bits(cls, antecedents, labels, lam, names=None):
-        antecedents = np.array(antecedents, dtype=bool)
         labels = np.array(labels, dtype=bool)
         if labels.ndim != 1 or labels.size == 0:
             raise ValueError("labels must be a non-empty 1-D array.")
-        antecedents = antecedents.reshape(-1, labels.size)
-        lam = Fraction(lam)
-        if not 0 < lam < 1:
-            raise ValueError(f"lam must be in (0, 1); got {lam}.")
-        names = tuple(names) if names is not None else tuple(
-            f"a{m}" for m in range(len(antecedents)))
+        antecedents = np.array(antecedents, dtype=bool)
+        if antecedents.size == 0:
+            antecedents = antecedents.reshape(0, labels.size)
+        if antecedents.ndim != 2 or antecedents.shape[1] != labels.size:
+            raise ValueError(f"antecedents must have shape (M, {labels.size}); got "
+                             f"{antecedents.shape}.")
+        lam = parse_fraction("lam", lam, low=0, high=1, function="RuleListInstance")
+        names = _names(names, len(antecedents), "a")
         return cls(antecedents, labels, lam, names)
 
     @property
@@ -112,16 +122,18 @@ class RuleInstance:
     def from_values(cls, extents, g, h, lam, names=None):
         g = tuple(Fraction(v) for v in g)
         h = tuple(Fraction(v) for v in h)
-        extents = np.array(extents, dtype=bool).reshape(-1, len(g))
         if len(h) != len(g) or not g:
             raise ValueError("g and h must be non-empty and of equal length.")
+        extents = np.array(extents, dtype=bool)
+        if extents.size == 0:
+            extents = extents.reshape(0, len(g))
+        if extents.ndim != 2 or extents.shape[1] != len(g):
+            raise ValueError(f"extents must have shape (d, {len(g)}); got {extents.shape}.")
         if min(h) <= 0:
             raise ValueError("every h_i must be > 0.")
-        lam = Fraction(lam)
-        if lam < 0:
-            raise ValueError("lam must be >= 0.")
-        names = tuple(names) if names is not None else tuple(f"p{j}" for j in range(len(extents)))
-        return cls(extents, g, h, lam, names)
+        lam = parse_fraction("lam", lam, low=0, high=float("inf"), function="RuleInstance",
+                             low_inclusive=True)
+        return cls(extents, g, h, lam, _names(names, len(extents), "p"))
 
     @classmethod
     def from_problem(cls, problem):
