@@ -5,7 +5,6 @@ stopped without proof), 2 bad arguments or input.
 """
 
 import json
-import sys
 
 import numpy as np
 
@@ -136,7 +135,3 @@ def _run_rule(args, parser):
                    f"{result.seconds:.3f} s [{len(propositions)} propositions, "
                    f"{target.size} rows]")
     return _report(args, engine_line, certificate)
-
-
-def main(argv=None):
-    return base_cli.main(["verify"] + list(sys.argv[1:] if argv is None else argv))
