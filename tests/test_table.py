@@ -31,29 +31,16 @@ def test_missing_target_column_lists_the_columns(tmp_path):
         read_csv(path, "label")
 
 
-def test_row_with_too_few_fields_names_the_line(tmp_path):
-    path = _csv(tmp_path, "a,b,y\nx,1,0\nz,1\nq,2,1\n")
-    with pytest.raises(ValueError, match=_in(path, 3) + re.escape(
-            ": 2 fields but the header has 3.")):
-        read_csv(path, "y")
-
-
-def test_row_with_too_many_fields_names_the_line(tmp_path):
-    path = _csv(tmp_path, "a,b,y\nx,1,0\nz,1,1\nq,2,1,7\n")
-    with pytest.raises(ValueError, match=_in(path, 4) + ": 4 fields but the header has 3."):
-        read_csv(path, "y")
-
-
-def test_wrong_field_count_line_counts_multiline_quoted_cells(tmp_path):
-    # The quoted cell spans lines 2-3, so the short row is on line 4 (it used to say 3).
-    path = _csv(tmp_path, 'a,b,y\n"p\nq",1,0\nx,1\n')
-    with pytest.raises(ValueError, match=_in(path, 4) + ": 2 fields but the header has 3."):
-        read_csv(path, "y")
-
-
-def test_blank_line_is_a_row_with_too_few_fields(tmp_path):
-    path = _csv(tmp_path, "a,y\nx,0\n\nz,1\n")
-    with pytest.raises(ValueError, match=_in(path, 3) + ": 0 fields but the header has 2."):
+@pytest.mark.parametrize("text, line, fields, header", [
+    ("a,b,y\nx,1,0\nz,1\nq,2,1\n", 3, 2, 3),          # too few fields
+    ("a,b,y\nx,1,0\nz,1,1\nq,2,1,7\n", 4, 4, 3),      # too many fields
+    ('a,b,y\n"p\nq",1,0\nx,1\n', 4, 2, 3),            # a quoted cell spans lines 2-3
+    ("a,y\nx,0\n\nz,1\n", 3, 0, 2),                   # a blank line is a row of 0 fields
+])
+def test_wrong_field_count_names_the_file_line(tmp_path, text, line, fields, header):
+    path = _csv(tmp_path, text)
+    with pytest.raises(ValueError, match=_in(path, line) + re.escape(
+            f": {fields} fields but the header has {header}.")):
         read_csv(path, "y")
 
 
