@@ -16,8 +16,8 @@ COMPAS = Path(__file__).resolve().parents[2] / "shared" / "data" / "compas"
 
 
 def run_one(lam, symmetry_map, engine):
-    from optrules.corels_format import load_corels
-    from optrules.rule_lists import fit_rule_list
+    from optrules.data.corels_files import load_corels
+    from optrules.rule_lists.fit import fit_rule_list
     data = load_corels(COMPAS / "compas_train.out", COMPAS / "compas_train.label",
                        COMPAS / "compas_train.minor")
     result = fit_rule_list(data, lam, engine=engine, symmetry_map=symmetry_map)

@@ -9,8 +9,8 @@ import time
 
 import numpy as np
 
-from optrules.boosting import fit_rule_ensemble
-from optrules.synthetic import noisy_parity
+from optrules.rule_boosting.fit import fit_rule_ensemble
+from optrules.data.synthetic import noisy_parity
 
 
 def main():

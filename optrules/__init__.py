@@ -5,9 +5,9 @@ Entry points: :func:`optrules.rule_lists.fit_rule_list` (certifiably optimal rul
 :func:`optrules.corels_format.load_corels`; the ``optrules`` command (``optrules.cli``).
 """
 
-from optrules.dataset import BinaryDataset
-from optrules.rule_lists import fit_rule_list
-from optrules.rulelist import Rule, RuleList, RuleListResult, score
+from optrules.data.binary_dataset import BinaryDataset
+from optrules.rule_lists.fit import fit_rule_list
+from optrules.rule_lists.model import Rule, RuleList, RuleListResult, score
 
 __version__ = "0.1.0"
 __all__ = ["BinaryDataset", "fit_rule_list", "Rule", "RuleList", "RuleListResult", "score"]

@@ -23,8 +23,8 @@ import itertools
 import time
 from fractions import Fraction
 
-from optrules import bitset
-from optrules.rulelist import Rule, RuleList, RuleListResult
+from optrules.data import bitset
+from optrules.rule_lists.model import Rule, RuleList, RuleListResult
 
 __all__ = ["corels"]
 

@@ -26,8 +26,8 @@ import itertools
 import time
 from fractions import Fraction
 
-from optrules import bitset
-from optrules.boosting_result import RuleSearchResult
+from optrules.data import bitset
+from optrules.rule_boosting.model import RuleSearchResult
 
 __all__ = ["optimal_rule", "greedy_rule", "tight_bound"]
 

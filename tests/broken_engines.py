@@ -5,7 +5,7 @@ from fractions import Fraction
 
 from optrules.reference import rule_boosting
 from optrules.reference.corels import corels as reference_corels
-from optrules.rulelist import RuleList, RuleListResult
+from optrules.rule_lists.model import RuleList, RuleListResult
 
 
 def corels(dataset, lam, config):

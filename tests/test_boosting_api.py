@@ -5,11 +5,11 @@ import json
 import numpy as np
 import pytest
 
-from optrules.boosting import fit_rule_ensemble
-from optrules.boosting_result import RuleEnsemble
+from optrules.rule_boosting.fit import fit_rule_ensemble
+from optrules.rule_boosting.model import RuleEnsemble
 from optrules.cli import main
-from optrules.gradient_problem import GradientProblem
-from optrules.synthetic import noisy_parity
+from optrules.rule_boosting.gradient_problem import GradientProblem
+from optrules.data.synthetic import noisy_parity
 from optrules.verify.instances import RuleInstance
 from optrules.verify.oracle import optimal_rule
 
@@ -50,8 +50,8 @@ def test_intercept_rule_comes_first_and_is_not_counted():
 
 def test_each_boosted_rule_is_optimal_for_its_round():
     """Re-derive each round's gradients and check the rule against exhaustive search."""
-    from optrules.losses import LogisticLoss
-    from optrules.propositions import make_propositions
+    from optrules.rule_boosting.losses import LogisticLoss
+    from optrules.data.propositions import make_propositions
     X, y = noisy_parity(40, d=2, seed=8)
     propositions = make_propositions(X, "quantile:3")
     extents = np.array([propositions.evaluate(X)[j] for j in range(len(propositions))])

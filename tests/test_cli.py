@@ -4,7 +4,7 @@ import json
 from fractions import Fraction
 
 from optrules.cli import main
-from optrules.rulelist import RuleList
+from optrules.rule_lists.model import RuleList
 
 CONTRACT_KEYS = {"objective", "objective_float", "mistakes", "n_samples", "lambda", "rules",
                  "default", "status", "lower_bound", "nodes_expanded", "seconds"}
@@ -56,7 +56,7 @@ def test_demo_prints_the_certified_list(capsys):
 
 def test_progress_log_prints_corels_columns():
     import io
-    from optrules.rule_lists import ProgressLog
+    from optrules.rule_lists.fit import ProgressLog
     stream = io.StringIO()
     log = ProgressLog(interval=0.0, stream=stream)
     log(7, lambda: {"best_objective": Fraction(1, 3), "lower_bound": Fraction(1, 4),

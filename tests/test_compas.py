@@ -9,13 +9,13 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from optrules import bitset
-from optrules.cli import COMPAS_TARGET, bundled_compas_csv
-from optrules.corels_format import load_corels
-from optrules.equivalent_points import equivalence_classes, minority_bits
-from optrules.mining import binarize, mine_antecedents
-from optrules.rule_lists import fit_rule_list
-from optrules.table import read_csv
+from optrules.data import bitset
+from optrules.cli.demo_command import COMPAS_TARGET, bundled_compas_csv
+from optrules.data.corels_files import load_corels
+from optrules.rule_lists.equivalent_points import equivalence_classes, minority_bits
+from optrules.data.mining import binarize, mine_antecedents
+from optrules.rule_lists.fit import fit_rule_list
+from optrules.data.table import read_csv
 from optrules.verify.instances import RuleListInstance
 from optrules.verify.rescore import rescore_rule_list
 

@@ -1,14 +1,14 @@
-"""Error messages and round trip of the CORELS text formats (optrules.corels_format)."""
+"""Error messages and round trip of the CORELS text formats (optrules.data.corels_files)."""
 
 import re
 
 import numpy as np
 import pytest
 
-from optrules.corels_format import (CorelsFormatError, load_corels, read_label, read_minor,
+from optrules.data.corels_files import (CorelsFormatError, load_corels, read_label, read_minor,
                                     read_out, save_corels, write_label, write_minor, write_out)
-from optrules.dataset import BinaryDataset
-from optrules.equivalent_points import minority_bits
+from optrules.data.binary_dataset import BinaryDataset
+from optrules.rule_lists.equivalent_points import minority_bits
 
 GOOD_OUT = "{a:x} 0 1 1 0\n{b:y} 1 1 0 0\n"
 GOOD_LABEL = "{y:No} 1 0 1 0\n{y:Yes} 0 1 0 1\n"

@@ -1,12 +1,12 @@
-"""Tests of optrules.losses: derivatives, convexity, target encoding, transforms, get_loss."""
+"""Tests of optrules.rule_boosting.losses: derivatives, convexity, target encoding, transforms, get_loss."""
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from optrules.boosting import fit_rule_ensemble
-from optrules.losses import (LOSSES, LogisticLoss, Loss, PoissonLoss, SquaredLoss, get_loss)
+from optrules.rule_boosting.fit import fit_rule_ensemble
+from optrules.rule_boosting.losses import (LOSSES, LogisticLoss, Loss, PoissonLoss, SquaredLoss, get_loss)
 
 F_GRID = np.linspace(-8.0, 8.0, 161)
 

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from optrules import bitset
-from optrules.dataset import BinaryDataset
-from optrules.equivalent_points import check_minority, minority_bits
-from optrules.params import parse_fraction
-from optrules.rule_lists import fit_rule_list
-from optrules.rulelist import Rule, RuleList, score
+from optrules.data import bitset
+from optrules.data.binary_dataset import BinaryDataset
+from optrules.rule_lists.equivalent_points import check_minority, minority_bits
+from optrules.validation import parse_fraction
+from optrules.rule_lists.fit import fit_rule_list
+from optrules.rule_lists.model import Rule, RuleList, score
 
 
 @given(st.lists(st.booleans(), min_size=1, max_size=300))

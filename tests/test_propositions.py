@@ -1,4 +1,4 @@
-"""Tests of optrules.propositions: order, thresholds, missing values, input forms, errors."""
+"""Tests of optrules.data.propositions: order, thresholds, missing values, input forms, errors."""
 
 import math
 
@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from optrules import bitset
-from optrules.propositions import (Features, Proposition, PropositionSet, as_features,
+from optrules.data import bitset
+from optrules.data.propositions import (Features, Proposition, PropositionSet, as_features,
                                    make_propositions, parse_thresholds)
 
 NAN = float("nan")

@@ -6,14 +6,14 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from optrules.boosting import fit_rule, fit_rule_ensemble
+from optrules.rule_boosting.fit import fit_rule, fit_rule_ensemble
 from optrules.cli import main
-from optrules.dataset import BinaryDataset
-from optrules.gradient_problem import GradientProblem
-from optrules.propositions import make_propositions
-from optrules.rule_lists import fit_rule_list
-from optrules.rulelist import score
-from optrules.table import read_csv
+from optrules.data.binary_dataset import BinaryDataset
+from optrules.rule_boosting.gradient_problem import GradientProblem
+from optrules.data.propositions import make_propositions
+from optrules.rule_lists.fit import fit_rule_list
+from optrules.rule_lists.model import score
+from optrules.data.table import read_csv
 from optrules.verify import InstanceTooLarge, RuleListInstance, certify_rule_list
 from optrules.verify.rule_list_encodings import solve_cpsat, solve_maxsat
 

@@ -10,10 +10,10 @@ from fractions import Fraction
 import numpy as np
 from hypothesis import given, strategies as st
 
-from optrules import bitset
-from optrules.boosting import ENGINES, fit_rule, fit_rule_ensemble
-from optrules.gradient_problem import GradientProblem
-from optrules.synthetic import noisy_parity
+from optrules.data import bitset
+from optrules.rule_boosting.fit import ENGINES, fit_rule, fit_rule_ensemble
+from optrules.rule_boosting.gradient_problem import GradientProblem
+from optrules.data.synthetic import noisy_parity
 from optrules.verify.instances import RuleInstance
 from optrules.verify.oracle import optimal_rule
 

@@ -10,9 +10,9 @@ from fractions import Fraction
 import numpy as np
 from hypothesis import given, strategies as st
 
-from optrules.dataset import BinaryDataset
-from optrules.rule_lists import BOUNDS, ENGINES, POLICIES, SYMMETRY_MAPS, fit_rule_list
-from optrules.rulelist import score
+from optrules.data.binary_dataset import BinaryDataset
+from optrules.rule_lists.fit import BOUNDS, ENGINES, POLICIES, SYMMETRY_MAPS, fit_rule_list
+from optrules.rule_lists.model import score
 from optrules.verify.instances import RuleListInstance
 from optrules.verify.oracle import optimal_rule_list
 from optrules.verify.rescore import rescore_rule_list
@@ -116,7 +116,7 @@ class RuleListSearchTests:
         assert limited.gap == limited.objective - limited.lower_bound
 
     def test_queue_limit_returns_incumbent_with_gap(self, compas_dir):
-        from optrules.corels_format import load_corels
+        from optrules.data.corels_files import load_corels
         data = load_corels(compas_dir / "compas_train.out", compas_dir / "compas_train.label",
                            compas_dir / "compas_train.minor")
         result = self.fit(data, "0.005", max_queue=500)
@@ -124,7 +124,7 @@ class RuleListSearchTests:
         assert result.lower_bound < result.objective
 
     def test_time_limit_stops(self, compas_dir):
-        from optrules.corels_format import load_corels
+        from optrules.data.corels_files import load_corels
         data = load_corels(compas_dir / "compas_train.out", compas_dir / "compas_train.label",
                            compas_dir / "compas_train.minor")
         result = self.fit(data, "0.005", time_limit=0.5)

@@ -1,4 +1,4 @@
-"""Tabular input (optrules.table) and antecedent mining (optrules.mining): errors and behaviour."""
+"""Tabular input (optrules.data.table) and antecedent mining (optrules.data.mining): errors and behaviour."""
 
 import math
 import re
@@ -7,8 +7,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from optrules.mining import binarize, mine_antecedents, table_items
-from optrules.table import read_csv, table_from_columns
+from optrules.data.mining import binarize, mine_antecedents, table_items
+from optrules.data.table import read_csv, table_from_columns
 
 
 def _csv(tmp_path, text, name="t.csv"):

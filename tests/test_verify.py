@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from optrules import boosting, rule_lists
-from optrules.boosting import fit_rule
+from optrules import rule_boosting as boosting, rule_lists
+from optrules.rule_boosting.fit import fit_rule
 from optrules.cli import main
-from optrules.dataset import BinaryDataset
-from optrules.gradient_problem import GradientProblem
-from optrules.rule_lists import fit_rule_list
+from optrules.data.binary_dataset import BinaryDataset
+from optrules.rule_boosting.gradient_problem import GradientProblem
+from optrules.rule_lists.fit import fit_rule_list
 from optrules.verify import (InstanceTooLarge, RuleInstance, RuleListInstance, certify_rule,
                              certify_rule_list, load_certificate, optimal_rule,
                              optimal_rule_list)
@@ -169,7 +169,7 @@ def test_instance_digest_is_stable_and_sensitive():
 
 
 def write_corels(tmp_path, data):
-    from optrules.corels_format import save_corels
+    from optrules.data.corels_files import save_corels
     out, label = tmp_path / "d.out", tmp_path / "d.label"
     save_corels(data, out, label)
     return out, label

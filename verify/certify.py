@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
-from optrules.params import fraction_text
+from optrules.validation import fraction_text
 
 from .oracle import InstanceTooLarge, optimal_rule, optimal_rule_list
 from .rescore import rescore_rule, rescore_rule_list

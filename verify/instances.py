@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from optrules.params import fraction_text, parse_fraction
+from optrules.validation import fraction_text, parse_fraction
 
 __all__ = ["RuleListInstance", "RuleInstance"]
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from optrules import bitset
+from optrules.data import bitset
 
 __all__ = ["BinaryDataset"]
 

@@ -18,8 +18,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from optrules import bitset
-from optrules.params import parse_fraction
+from optrules.data import bitset
+from optrules.validation import parse_fraction
 
 __all__ = ["GradientProblem"]
 

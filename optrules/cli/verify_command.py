@@ -8,18 +8,21 @@ import json
 
 import numpy as np
 
-from optrules import cli as base_cli
-from optrules.boosting import fit_rule
-from optrules.gradient_problem import GradientProblem
-from optrules.losses import LOSSES, get_loss
-from optrules.params import parse_fraction
-from optrules.propositions import make_propositions
-from optrules.rule_lists import fit_rule_list
+from optrules.rule_boosting.fit import ENGINES as BOOST_ENGINES
+from optrules.rule_boosting.fit import fit_rule
+from optrules.rule_boosting.gradient_problem import GradientProblem
+from optrules.rule_boosting.losses import LOSSES, get_loss
+from optrules.validation import parse_fraction
+from optrules.data.propositions import make_propositions
+from optrules.rule_lists.fit import fit_rule_list
 
-from .certify import RULE_CHECKS, RULE_LIST_CHECKS, certify_rule, certify_rule_list
-from .instances import RuleInstance, RuleListInstance
+from optrules.verify.certify import RULE_CHECKS, RULE_LIST_CHECKS, certify_rule, certify_rule_list
+from optrules.verify.instances import RuleInstance, RuleListInstance
 
-__all__ = ["add_verify_parser"]
+from .arguments import (add_rulelist_arguments, load_dataset, positive_float, positive_int,
+                        read_features_and_target)
+
+__all__ = ["add_parser"]
 
 EXIT_STATUS = {"certified": 0, "refuted": 1, "undecided": 3}
 
@@ -35,23 +38,23 @@ def _checks(text, valid):
 
 def _add_common(parser, valid_checks, default_checks):
     group = parser.add_argument_group("certification")
-    group.add_argument("--rows", type=base_cli._positive_int, metavar="N",
+    group.add_argument("--rows", type=positive_int, metavar="N",
                        help="use only the first N rows")
     group.add_argument("--checks", default=",".join(default_checks), metavar="LIST",
                        help=f"comma-separated checks from {', '.join(valid_checks)} "
                             f"(default {','.join(default_checks)})")
-    group.add_argument("--solver-time-limit", type=base_cli._positive_float, default=60.0,
+    group.add_argument("--solver-time-limit", type=positive_float, default=60.0,
                        metavar="SEC", help="per solver (default 60)")
     group.add_argument("--certificate", metavar="FILE", help="write the certificate as JSON")
 
 
-def add_verify_parser(commands):
+def add_parser(commands):
     """Add ``verify`` with its ``rulelist`` and ``rule`` subcommands to the CLI."""
     verify = commands.add_parser("verify", help="run an engine and certify its answer")
     kinds = verify.add_subparsers(dest="kind", required=True)
     rulelist = kinds.add_parser("rulelist", help="certify an optimal rule list")
-    base_cli._add_rulelist_arguments(rulelist)
-    rulelist.add_argument("--antecedents", type=base_cli._positive_int, metavar="K",
+    add_rulelist_arguments(rulelist)
+    rulelist.add_argument("--antecedents", type=positive_int, metavar="K",
                           help="use only the first K antecedents")
     _add_common(rulelist, RULE_LIST_CHECKS, RULE_LIST_CHECKS)
     rulelist.set_defaults(run=_run_rulelist, parser=rulelist)
@@ -63,7 +66,7 @@ def add_verify_parser(commands):
     data.add_argument("--loss", choices=list(LOSSES), default="logistic")
     data.add_argument("--lam", default="2", metavar="λ")
     data.add_argument("--thresholds", default="quantile:10", metavar="all|quantile:K|width:K")
-    data.add_argument("--engine", choices=sorted(base_cli.BOOST_ENGINES), default="reference")
+    data.add_argument("--engine", choices=sorted(BOOST_ENGINES), default="reference")
     data.add_argument("--json", action="store_true")
     _add_common(rule, RULE_CHECKS, ("oracle", "claim", "dinkelbach", "cardinality"))
     rule.set_defaults(run=_run_rule, parser=rule)
@@ -87,7 +90,7 @@ def _report(args, engine_line, certificate):
 
 
 def _run_rulelist(args, parser):
-    dataset = base_cli._load_dataset(args, parser)
+    dataset = load_dataset(args, parser)
     if args.antecedents is not None or args.rows is not None:
         dataset = dataset.subset(
             antecedents=None if args.antecedents is None
@@ -118,7 +121,7 @@ def _run_rulelist(args, parser):
 
 
 def _run_rule(args, parser):
-    columns, y = base_cli._read_features_and_target(args.csv, args.target, args.loss, args.rows)
+    columns, y = read_features_and_target(args.csv, args.target, args.loss, args.rows)
     loss = get_loss(args.loss, args.positive)
     target = loss.prepare_target(y)
     lam = parse_fraction("--lam", args.lam, low=0, high=float("inf"),

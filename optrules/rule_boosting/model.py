@@ -7,9 +7,9 @@ from pathlib import Path
 
 import numpy as np
 
-from optrules.losses import get_loss
-from optrules.params import fraction_text
-from optrules.propositions import Proposition, as_features
+from optrules.rule_boosting.losses import get_loss
+from optrules.validation import fraction_text
+from optrules.data.propositions import Proposition, as_features
 
 __all__ = ["RuleSearchResult", "BoostedRule", "RuleEnsemble"]
 

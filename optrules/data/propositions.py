@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from optrules import bitset
+from optrules.data import bitset
 
 __all__ = ["Proposition", "Features", "PropositionSet", "as_features", "make_propositions",
            "parse_thresholds"]

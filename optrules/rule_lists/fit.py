@@ -12,10 +12,10 @@ import sys
 import time
 from dataclasses import dataclass
 
-from optrules import bitset
-from optrules.dataset import BinaryDataset
-from optrules.equivalent_points import check_minority, minority_bits
-from optrules.params import parse_fraction
+from optrules.data import bitset
+from optrules.data.binary_dataset import BinaryDataset
+from optrules.rule_lists.equivalent_points import check_minority, minority_bits
+from optrules.validation import parse_fraction
 
 __all__ = ["fit_rule_list", "SearchConfig", "ProgressLog", "ENGINES", "POLICIES",
            "SYMMETRY_MAPS", "BOUNDS"]
@@ -152,7 +152,7 @@ def fit_rule_list(dataset, lam, *, engine="reference", policy="lower-bound",
 
     Examples
     --------
-    >>> from optrules.dataset import BinaryDataset
+    >>> from optrules.data.binary_dataset import BinaryDataset
     >>> data = BinaryDataset.from_bits(["a", "b"], [[1, 1, 0, 0], [0, 1, 1, 0]], [1, 1, 0, 0])
     >>> result = fit_rule_list(data, "1/10")
     >>> result.objective, result.status

@@ -26,8 +26,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from optrules.dataset import BinaryDataset
-from optrules.params import parse_fraction
+from optrules.data.binary_dataset import BinaryDataset
+from optrules.validation import parse_fraction
 
 __all__ = ["Item", "table_items", "mine_antecedents", "binarize"]
 
@@ -111,7 +111,7 @@ def mine_antecedents(table, max_cardinality=2, min_support=Fraction(1, 200), max
 
     Examples
     --------
-    >>> from optrules.table import table_from_columns
+    >>> from optrules.data.table import table_from_columns
     >>> t = table_from_columns({"a": ["x", "y", "x"], "b": ["u", "u", "v"], "y": [1, 0, 1]}, "y")
     >>> mine_antecedents(t, min_support=Fraction(0)).antecedent_names[:4]
     ('a:x', 'a:y', 'b:u', 'b:v')

@@ -15,12 +15,12 @@ from fractions import Fraction
 
 import numpy as np
 
-from optrules import bitset
-from optrules.boosting_result import BoostedRule, RuleEnsemble, RuleSearchResult
-from optrules.gradient_problem import GradientProblem
-from optrules.losses import get_loss
-from optrules.params import parse_fraction
-from optrules.propositions import PropositionSet, make_propositions
+from optrules.data import bitset
+from optrules.rule_boosting.model import BoostedRule, RuleEnsemble, RuleSearchResult
+from optrules.rule_boosting.gradient_problem import GradientProblem
+from optrules.rule_boosting.losses import get_loss
+from optrules.validation import parse_fraction
+from optrules.data.propositions import PropositionSet, make_propositions
 
 __all__ = ["fit_rule_ensemble", "fit_rule", "BaseLearnerConfig", "ENGINES", "SEARCHES"]
 
@@ -105,7 +105,7 @@ def fit_rule_ensemble(X, y, *, loss="logistic", n_rules=10, lam=2, search="optim
         λ >= 0 of eq. 2.2-2.3 (exact; "0.5" is 1/2).
     search : {"optimal", "greedy"}, default "optimal"
     thresholds : {"all", "quantile:K", "width:K"}, default "quantile:10"
-        See :mod:`optrules.propositions`.
+        See :mod:`optrules.data.propositions`.
     max_depth : int, optional
         Most propositions per rule.
     apx : float or Fraction in (0, 1], default 1

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from optrules.params import fraction_text, parse_fraction
+from optrules.validation import fraction_text, parse_fraction
 
 __all__ = ["Rule", "RuleList", "Score", "score", "RuleListResult"]
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from optrules import bitset
-from optrules.dataset import BinaryDataset
+from optrules.data import bitset
+from optrules.data.binary_dataset import BinaryDataset
 
 __all__ = ["CorelsFormatError", "read_out", "read_label", "read_minor", "load_corels",
            "write_out", "write_label", "write_minor", "save_corels"]
