@@ -1,13 +1,31 @@
 """optrules: interpretable rule models that are provably optimal, in pure Python.
 
-Entry points: :func:`optrules.rule_lists.fit_rule_list` (certifiably optimal rule lists),
-:func:`optrules.mining.mine_antecedents`, :func:`optrules.table.read_csv`,
-:func:`optrules.corels_format.load_corels`; the ``optrules`` command (``optrules.cli``).
+Estimators (scikit-learn conventions): :class:`RuleListClassifier` (certifiably optimal rule
+lists, Angelino et al. 2018), :class:`OptimalRuleBoostingClassifier` and
+:class:`OptimalRuleBoostingRegressor` (optimal rule boosting, Boley et al. 2021); models are
+saved with ``to_json(path)`` and read back with :func:`load_model`.
+
+Functions on prepared data: :func:`optrules.rule_lists.fit_rule_list` (on a
+:class:`~optrules.data.binary_dataset.BinaryDataset`) and
+:func:`optrules.rule_boosting.fit_rule_ensemble`. Independent certification is in
+:mod:`optrules.verify`; the ``optrules`` command in :mod:`optrules.cli`.
+
+Layout (the pipeline): :mod:`optrules.data` → one package per method
+(:mod:`optrules.rule_lists`, :mod:`optrules.rule_boosting`) → engines
+(:mod:`optrules.reference`, :mod:`optrules.fast`) → :mod:`optrules.verify`.
 """
 
-from optrules.data.binary_dataset import BinaryDataset
-from optrules.rule_lists.fit import fit_rule_list
-from optrules.rule_lists.model import Rule, RuleList, RuleListResult, score
-
 __version__ = "0.1.0"
-__all__ = ["BinaryDataset", "fit_rule_list", "Rule", "RuleList", "RuleListResult", "score"]
+
+from optrules.base import NotFittedError
+from optrules.data.binary_dataset import BinaryDataset
+from optrules.model_files import load_model
+from optrules.rule_boosting.estimator import (OptimalRuleBoostingClassifier,
+                                              OptimalRuleBoostingRegressor)
+from optrules.rule_boosting.fit import fit_rule_ensemble
+from optrules.rule_lists.estimator import RuleListClassifier
+from optrules.rule_lists.fit import fit_rule_list
+
+__all__ = ["RuleListClassifier", "OptimalRuleBoostingClassifier",
+           "OptimalRuleBoostingRegressor", "load_model", "NotFittedError", "fit_rule_list",
+           "fit_rule_ensemble", "BinaryDataset"]

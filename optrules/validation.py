@@ -1,18 +1,51 @@
-"""Parameter parsing shared by the public functions and the CLI."""
+"""Parameter validation at the edge: declarative constraint tables and exact number parsing.
+
+Public functions and estimators describe their parameters once, in a table mapping each name to
+the constraints it may satisfy (scikit-learn's ``_parameter_constraints`` style)::
+
+    CONSTRAINTS = {"lam": [ExactFraction(0, 1)], "max_nodes": [Integer(1), None],
+                   "policy": [Options(("lower-bound", "bfs"))]}
+    resolved = validate_params(CONSTRAINTS, {"lam": "0.01", ...}, "fit_rule_list")
+
+and :func:`validate_params` returns the canonical values (``Fraction(1, 100)``) or raises a
+``TypeError`` (wrong type) or ``ValueError`` (wrong value) whose message names the parameter,
+its owner and the valid values: ``The 'lam' parameter of fit_rule_list must be a fraction in
+(0, 1). Got -0.1 instead.``
+
+Numbers may be Python or numpy scalars (``np.float64(0.015)``, ``np.int64(2)``), so a sweep
+built with ``np.linspace`` works. Exact fractions read floats through their shortest decimal
+representation: ``0.01`` and ``np.float64(0.01)`` both mean 1/100.
+"""
 
 import math
+import numbers
 from fractions import Fraction
 
-__all__ = ["parse_fraction", "fraction_text"]
+import numpy as np
+
+__all__ = ["parse_fraction", "fraction_text", "parse_thresholds", "validate_params", "ExactFraction", "Integer",
+           "Real", "Options", "Subset", "Boolean", "Callable", "Thresholds"]
+
+
+def _where(name, owner):
+    return f"The {name!r} parameter of {owner}"
+
+
+def _interval_text(low, high, low_inclusive, high_inclusive):
+    return (f"{'[' if low_inclusive else '('}{low}, {high}{']' if high_inclusive else ')'}")
+
+
+def _is_number(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
 def parse_fraction(name, value, *, low, high, function, low_inclusive=False,
                    high_inclusive=False):
     """Convert ``value`` to an exact Fraction between low and high (ends open unless inclusive).
 
-    Strings are parsed exactly (``"0.01"`` is 1/100, ``"1/100"`` likewise); floats go through
-    their shortest decimal repr (``0.01`` is 1/100, not the binary double); ints and Fractions
-    are taken as they are.
+    Strings are parsed exactly (``"0.01"`` is 1/100, ``"1/100"`` likewise); floats, numpy
+    floats included, go through their shortest decimal representation (``0.01`` is 1/100, not
+    the binary double); integers (numpy's too) and Fractions are taken as they are.
 
     Raises
     ------
@@ -20,8 +53,19 @@ def parse_fraction(name, value, *, low, high, function, low_inclusive=False,
         For a value of another type (bool included).
     ValueError
         For unparsable text, non-finite floats, or values outside (low, high).
+
+    Examples
+    --------
+    >>> parse_fraction("lam", np.float64(0.015), low=0, high=1, function="f")
+    Fraction(3, 200)
     """
-    where = f"The {name!r} parameter of {function}"
+    where = _where(name, function)
+    if isinstance(value, np.floating):
+        # str() of a numpy float is its shortest decimal in its own precision ('0.015' for
+        # np.float32(0.015)); repr() would give 'np.float32(0.015)'.
+        value = str(value) if math.isfinite(value) else float(value)
+    elif isinstance(value, np.integer):
+        value = int(value)
     if isinstance(value, bool) or not isinstance(value, (str, int, float, Fraction)):
         raise TypeError(f"{where} must be a fraction, number or string like '0.01'. "
                         f"Got {value!r} instead.")
@@ -34,7 +78,7 @@ def parse_fraction(name, value, *, low, high, function, low_inclusive=False,
                          f"Got {value!r} instead.") from error
     if not (low <= exact if low_inclusive else low < exact) or \
             not (exact <= high if high_inclusive else exact < high):
-        interval = f"{'[' if low_inclusive else '('}{low}, {high}{']' if high_inclusive else ')'}"
+        interval = _interval_text(low, high, low_inclusive, high_inclusive)
         raise ValueError(f"{where} must be a fraction in {interval}. Got {value!r} instead.")
     return exact
 
@@ -43,3 +87,222 @@ def fraction_text(value):
     """An exact rational as ``"p/q"`` (``"0/1"`` for zero), the JSON form of exact numbers."""
     value = Fraction(value)
     return f"{value.numerator}/{value.denominator}"
+
+
+class _Constraint:
+    """One acceptable form of a parameter. ``accepts`` decides by type, ``resolve`` by value."""
+
+    def accepts(self, value):
+        raise NotImplementedError
+
+    def resolve(self, name, value, owner):
+        """The canonical value, or ValueError naming the parameter."""
+        return value
+
+
+class ExactFraction(_Constraint):
+    """A rational number in an interval, returned as a ``Fraction`` (see :func:`parse_fraction`)."""
+
+    def __init__(self, low, high, *, low_inclusive=False, high_inclusive=False):
+        self.low, self.high = low, high
+        self.low_inclusive, self.high_inclusive = low_inclusive, high_inclusive
+
+    def accepts(self, value):
+        return isinstance(value, (str, Fraction)) or _is_number(value)
+
+    def resolve(self, name, value, owner):
+        return parse_fraction(name, value, low=self.low, high=self.high, function=owner,
+                              low_inclusive=self.low_inclusive,
+                              high_inclusive=self.high_inclusive)
+
+    def __str__(self):
+        return "a fraction in " + _interval_text(self.low, self.high, self.low_inclusive,
+                                                 self.high_inclusive)
+
+
+class Integer(_Constraint):
+    """An integer (Python or numpy, not bool) in ``[low, high]``; returned as ``int``."""
+
+    def __init__(self, low, high=None):
+        self.low, self.high = low, high
+
+    def accepts(self, value):
+        return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+    def resolve(self, name, value, owner):
+        value = int(value)
+        if value < self.low or (self.high is not None and value > self.high):
+            raise ValueError(f"{_where(name, owner)} must be {self}. Got {value!r} instead.")
+        return value
+
+    def __str__(self):
+        if self.high is None:
+            return "a positive integer" if self.low == 1 else f"an integer >= {self.low}"
+        return f"an integer in [{self.low}, {self.high}]"
+
+
+class Real(_Constraint):
+    """A finite real number (Python or numpy, not bool) > ``low``; returned as ``float``."""
+
+    def __init__(self, low=0):
+        self.low = low
+
+    def accepts(self, value):
+        return _is_number(value)
+
+    def resolve(self, name, value, owner):
+        value = float(value)
+        if not (self.low < value < math.inf):
+            raise ValueError(f"{_where(name, owner)} must be {self}. Got {value!r} instead.")
+        return value
+
+    def __str__(self):
+        return "a positive finite number" if self.low == 0 else f"a finite number > {self.low}"
+
+
+class Options(_Constraint):
+    """One of the strings of a collection (read when validating, so a dispatch table that
+    gains an entry, such as a test's engine, is honoured)."""
+
+    def __init__(self, options):
+        self.options = options
+
+    def accepts(self, value):
+        return isinstance(value, str)
+
+    def resolve(self, name, value, owner):
+        if value not in self.options:
+            raise ValueError(f"{_where(name, owner)} must be one of {list(self.options)}. "
+                             f"Got {value!r} instead.")
+        return value
+
+    def __str__(self):
+        return f"a str among {list(self.options)}"
+
+
+class Subset(_Constraint):
+    """A collection (tuple, list, set; a single string counts as one item) of strings from a
+    collection of names; returned as a frozenset."""
+
+    def __init__(self, names):
+        self.names = names
+
+    def accepts(self, value):
+        return isinstance(value, (str, tuple, list, set, frozenset))
+
+    def resolve(self, name, value, owner):
+        chosen = frozenset((value,) if isinstance(value, str) else value)
+        unknown = sorted(map(str, chosen - set(self.names)))
+        if unknown:
+            raise ValueError(f"{_where(name, owner)} names unknown items {unknown}; valid "
+                             f"names are {list(self.names)}.")
+        return chosen
+
+    def __str__(self):
+        return f"a collection of names from {list(self.names)}"
+
+
+class Boolean(_Constraint):
+    """``True`` or ``False`` (numpy booleans included); returned as ``bool``."""
+
+    def accepts(self, value):
+        return isinstance(value, (bool, np.bool_))
+
+    def resolve(self, name, value, owner):
+        return bool(value)
+
+    def __str__(self):
+        return "a bool"
+
+
+class Callable(_Constraint):
+    """Any callable."""
+
+    def accepts(self, value):
+        return callable(value)
+
+    def __str__(self):
+        return "a callable"
+
+
+def parse_thresholds(spec, name="thresholds", owner="make_propositions"):
+    """Parse a numeric cut-point choice into ``(kind, K)``: ``"all"`` gives ``("all", None)``,
+    ``"quantile:K"`` and ``"width:K"`` (integer K >= 1) give ``(kind, K)``.
+
+    Raises
+    ------
+    ValueError
+        For any other value, naming the parameter.
+    """
+    if spec == "all":
+        return ("all", None)
+    kind, _, count = str(spec).partition(":")
+    if kind in ("quantile", "width") and count.isdigit() and int(count) >= 1:
+        return (kind, int(count))
+    raise ValueError(f"{_where(name, owner)} must be 'all', 'quantile:K' or 'width:K' with an "
+                     f"integer K >= 1. Got {spec!r} instead.")
+
+
+class Thresholds(_Constraint):
+    """A numeric cut-point choice (see :func:`parse_thresholds`); returned as given."""
+
+    def accepts(self, value):
+        return isinstance(value, str)
+
+    def resolve(self, name, value, owner):
+        parse_thresholds(value, name, owner)
+        return value
+
+    def __str__(self):
+        return "a str like 'quantile:10'"
+
+
+def validate_params(constraints, params, owner):
+    """Check every parameter against its constraints; return the canonical values.
+
+    Parameters
+    ----------
+    constraints : dict
+        Parameter name -> list of acceptable forms: constraint objects of this module, or
+        ``None`` (the value None is allowed).
+    params : dict
+        Parameter name -> the value given.
+    owner : str
+        The function or class named in error messages.
+
+    Returns
+    -------
+    dict
+        Parameter name -> canonical value (a Fraction for ExactFraction, int for Integer...).
+
+    Raises
+    ------
+    TypeError
+        If a value has none of the acceptable types.
+    ValueError
+        If it has an acceptable type but an invalid value.
+
+    Examples
+    --------
+    >>> validate_params({"n": [Integer(1)], "t": [Real(), None]}, {"n": np.int64(3), "t": None},
+    ...                 "f")
+    {'n': 3, 't': None}
+    >>> validate_params({"n": [Integer(1)]}, {"n": 0}, "f")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'n' parameter of f must be a positive integer. Got 0 instead.
+    """
+    resolved = {}
+    for name, value in params.items():
+        options = constraints[name]
+        if value is None and None in options:
+            resolved[name] = None
+            continue
+        matching = [c for c in options if c is not None and c.accepts(value)]
+        if not matching:
+            described = [str(c) for c in options if c is not None] + \
+                (["None"] if None in options else [])
+            raise TypeError(f"{_where(name, owner)} must be {' or '.join(described)}. "
+                            f"Got {value!r} instead.")
+        resolved[name] = matching[0].resolve(name, value, owner)
+    return resolved

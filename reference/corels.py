@@ -369,7 +369,7 @@ def corels(dataset, lam, config):
     nodes_expanded, finished = search.run(config.max_nodes, config.max_queue, deadline,
                                           config.progress)
     prefix, predictions, default = search.best_rule_list
-    names, classes = dataset.antecedent_names, dataset.class_names
+    names, classes = dataset.antecedent_names, dataset.classes
     rules = tuple(Rule(names[a], classes[int(q)]) for a, q in zip(prefix, predictions))
     rule_list = RuleList(rules, classes[int(default)], dataset.target, classes)
     scale = lam.denominator * dataset.n_samples

@@ -108,28 +108,33 @@ def optimal_rule(problem, config):
     Parameters
     ----------
     problem : GradientProblem
-    config : optrules.boosting.BaseLearnerConfig
+    config : optrules.rule_boosting.fit.BaseLearnerConfig
         ``alpha`` (Fraction in (0, 1]), ``max_depth`` (None or int), ``bound_pruning`` and
         ``equivalence_pruning`` switches, ``max_nodes``, ``time_limit``.
 
     Returns
     -------
     RuleSearchResult
-        obj(q*) >= α·max obj when ``status`` is "optimal" (α = 1: exactly optimal); with
-        "limit", obj(q*) >= ``guarantee``·max obj.
+        obj(q*) = max obj when ``status`` is "optimal" (α = 1); obj(q*) >= α·max obj when it
+        is "approximate" (α < 1); with "limit", obj(q*) >= ``guarantee``·max obj.
 
     Notes
     -----
     The boundary pops the largest bound first, ties by insertion order; augmentations are
     scanned in proposition order and q* changes only on strict improvement, so the result is
     deterministic. With ``max_depth`` set, core-query condensation is switched off (a core query
-    can be longer than an equivalent short query) and the result is optimal over all
-    conjunctions of at most ``max_depth`` propositions.
+    can be longer than an equivalent short query) while augmentations implied by the query
+    (q → p_a) are still skipped, and the result is optimal over all conjunctions of at most
+    ``max_depth`` propositions.
     """
     start = time.perf_counter()
     data = _RankedData(problem)
     alpha = config.alpha
-    use_equivalence = config.equivalence_pruning and config.max_depth is None
+    # q → p_a (the child has q's extent) is dominated by q at any depth; core-query
+    # condensation (3.6)-(3.8) is not, since a core query can be longer than a short
+    # equivalent query, so a depth limit switches only the latter off.
+    use_implied = config.equivalence_pruning
+    use_core_queries = config.equivalence_pruning and config.max_depth is None
     statistics = dict.fromkeys(("nodes", "evaluations") + _PRUNE_KINDS, 0)
     everything = (1 << problem.n_samples) - 1
     best_query, best_extent = (), everything                  # Alg. 1 line 3: q* = ⊤
@@ -159,13 +164,13 @@ def optimal_rule(problem, config):
         for a, b, c in augmentations:                         # line 9
             if a <= tail:
                 continue                                      # not a tail augmentation
-            if use_equivalence and tail > c:                  # (3.8): no core refinements
+            if use_core_queries and tail > c:                 # (3.8): no core refinements
                 statistics["equivalence_propagated"] += 1
                 continue
             if not worth(b):                                  # obj(q*) >= α·b
                 statistics["bound_propagated"] += 1
                 continue
-            if use_equivalence and _implies(extent, data.extents[a]):
+            if use_implied and _implies(extent, data.extents[a]):
                 statistics["equivalence_immediate"] += 1      # q → p_a: same extent
                 continue
             statistics["evaluations"] += 1
@@ -174,7 +179,7 @@ def optimal_rule(problem, config):
             if value > best:                                  # line 11
                 best, best_query, best_extent = value, query + (a,), child_extent
             child_bound = _bound(data, child_extent)          # line 12: Thm 3.1
-            if not use_equivalence:
+            if not use_core_queries:
                 critical = a
             elif c < a and not _implies(extent, data.extents[c]):
                 critical = c                                  # line 13, (3.7)
@@ -194,9 +199,10 @@ def optimal_rule(problem, config):
                                           children))
     upper = best / alpha if finished else max(
         [best / alpha] + [-entry[0] for entry in boundary])
+    status = "limit" if not finished else "optimal" if alpha == 1 else "approximate"
     shortest = shortest_equivalent_query(data, best_extent, best_query)   # line 17
-    return _result(problem, data, shortest, best_extent, best, upper,
-                   "optimal" if finished else "limit", statistics, time.perf_counter() - start)
+    return _result(problem, data, shortest, best_extent, best, upper, status, statistics,
+                   time.perf_counter() - start)
 
 
 def shortest_equivalent_query(data, extent, query):

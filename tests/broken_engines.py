@@ -13,10 +13,10 @@ def corels(dataset, lam, config):
     honest = reference_corels(dataset, lam, config)
     labels = dataset.label_bits()
     n_positive = int(labels.sum())
-    default = dataset.class_names[int(2 * n_positive >= dataset.n_samples)]
+    default = dataset.classes[int(2 * n_positive >= dataset.n_samples)]
     mistakes = min(n_positive, dataset.n_samples - n_positive)
     objective = Fraction(mistakes, dataset.n_samples)
-    return RuleListResult(RuleList((), default, dataset.target, dataset.class_names),
+    return RuleListResult(RuleList((), default, dataset.target, dataset.classes),
                           objective, mistakes, dataset.n_samples, lam, "optimal", objective,
                           honest.nodes_expanded, honest.seconds)
 

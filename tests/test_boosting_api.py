@@ -5,11 +5,13 @@ import json
 import numpy as np
 import pytest
 
-from optrules.rule_boosting.fit import fit_rule_ensemble
-from optrules.rule_boosting.model import RuleEnsemble
+from optrules import load_model
 from optrules.cli import main
-from optrules.rule_boosting.gradient_problem import GradientProblem
+from optrules.data import bitset
 from optrules.data.synthetic import noisy_parity
+from optrules.rule_boosting.fit import fit_rule_ensemble
+from optrules.rule_boosting.gradient_problem import GradientProblem
+from optrules.rule_boosting.model import RuleEnsemble
 from optrules.verify.instances import RuleInstance
 from optrules.verify.oracle import optimal_rule
 
@@ -54,7 +56,7 @@ def test_each_boosted_rule_is_optimal_for_its_round():
     from optrules.data.propositions import make_propositions
     X, y = noisy_parity(40, d=2, seed=8)
     propositions = make_propositions(X, "quantile:3")
-    extents = np.array([propositions.evaluate(X)[j] for j in range(len(propositions))])
+    extents = bitset.unpack(propositions.extents, 40)
     ensemble = fit_rule_ensemble(X, y, n_rules=3, lam=2, thresholds="quantile:3")
     loss, scores = LogisticLoss(), np.zeros(40)
     target = loss.prepare_target(y)
@@ -70,28 +72,29 @@ def test_each_boosted_rule_is_optimal_for_its_round():
         scores += rule.weight * held
 
 
-def test_ensemble_json_round_trip_predicts_the_same(tmp_path):
+def test_ensemble_dict_round_trip_predicts_the_same():
     X, y = noisy_parity(80, d=2, seed=5)
     labels = np.where(y > 0, "yes", "no")
     ensemble = fit_rule_ensemble(X, labels, n_rules=3, lam=2, thresholds="quantile:4")
-    path = tmp_path / "ensemble.json"
-    ensemble.save(path)
-    loaded = RuleEnsemble.load(path)
+    loaded = RuleEnsemble.from_dict(json.loads(json.dumps(ensemble.to_dict())))
+    assert loaded.rules == ensemble.rules and loaded.to_dict() == ensemble.to_dict()
     assert str(loaded) == str(ensemble)
     assert np.array_equal(loaded.predict(X), ensemble.predict(X))
-    assert np.allclose(loaded.predict_proba(X), ensemble.predict_proba(X))
-    with pytest.raises(ValueError, match="not an optrules rule ensemble"):
+    assert np.array_equal(loaded.predict_proba(X), ensemble.predict_proba(X))
+    with pytest.raises(ValueError, match="lacks the field 'loss'"):
         RuleEnsemble.from_dict({"format": "x"})
 
 
 @pytest.mark.parametrize("options, message", [
-    ({"n_rules": 0}, "'n_rules' parameter must be a positive integer"),
+    ({"n_rules": 0}, "'n_rules' parameter of fit_rule_ensemble must be a positive integer"),
     ({"lam": -1}, r"'lam' parameter of fit_rule_ensemble must be a fraction in \[0, inf\)"),
-    ({"search": "beam"}, r"'search' parameter must be one of \['optimal', 'greedy'\]"),
-    ({"engine": "gpu"}, "'engine' parameter must be one of"),
-    ({"apx": 1.5}, r"'apx' parameter of rule boosting must be a fraction in \(0, 1\]"),
-    ({"max_depth": 0}, "'max_depth' parameter must be a positive integer or None"),
-    ({"thresholds": "quantile:0"}, "thresholds must be 'all', 'quantile:K' or 'width:K'"),
+    ({"search": "beam"}, r"'search' parameter of fit_rule_ensemble must be one of "
+                         r"\['optimal', 'greedy'\]"),
+    ({"engine": "gpu"}, "'engine' parameter of fit_rule_ensemble must be one of"),
+    ({"apx": 1.5}, r"'apx' parameter of fit_rule_ensemble must be a fraction in \(0, 1\]"),
+    ({"max_depth": 0}, "'max_depth' parameter of fit_rule_ensemble must be a positive integer"),
+    ({"thresholds": "quantile:0"}, "'thresholds' parameter of fit_rule_ensemble must be 'all', "
+                                   "'quantile:K' or 'width:K'"),
     ({"loss": "hinge"}, "'loss' parameter must be one of"),
 ])
 def test_fit_rule_ensemble_parameter_errors(options, message):
@@ -119,12 +122,14 @@ def test_boost_cli_json_contract(parity_csv, capsys, tmp_path):
     for rule in output["rules"]:
         assert {"conditions", "weight", "objective", "coverage"} <= rule.keys()
         assert isinstance(rule["weight"], float) and isinstance(rule["coverage"], int)
+        numerator, denominator = map(int, rule["objective"].split("/"))   # exact, as "p/q"
+        assert rule["objective_float"] == pytest.approx(numerator / denominator, rel=1e-12)
         statistics = rule["statistics"]
         assert {"nodes", "bound_immediate", "bound_propagated", "equivalence_immediate",
                 "equivalence_propagated", "bound_gap"} <= statistics.keys()
         assert statistics["bound_gap"] == 0 and statistics["status"] == "optimal"
     assert 0.5 < output["training_accuracy"] <= 1
-    assert RuleEnsemble.load(model).to_dict()["rules"] == output["rules"]
+    assert load_model(model).ensemble_.to_dict()["rules"] == output["rules"]
 
 
 def test_boost_cli_prints_one_line_per_rule(parity_csv, capsys):
@@ -151,3 +156,19 @@ def test_boost_cli_missing_target_is_named(tmp_path, capsys):
     assert main(["boost", "--csv", str(path), "--target", "y", "--quiet"]) == 2
     assert "target column 'y' is missing in 1 row(s) (first: data row 2)" in \
         capsys.readouterr().err
+
+
+def test_boost_model_file_predicts_through_the_cli(parity_csv, capsys, tmp_path):
+    path, X, y = parity_csv
+    model = tmp_path / "model.json"
+    assert main(["boost", "--csv", str(path), "--target", "y", "--rules", "3",
+                 "--thresholds", "quantile:4", "--quiet", "--save-model", str(model)]) == 0
+    capsys.readouterr()
+    assert main(["predict", "--model", str(model), "--csv", str(path), "--proba"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "prediction,P(-1),P(1)" and len(lines) == 121
+    estimator = load_model(model)
+    from optrules.data.table import read_csv
+    features, _ = read_csv(path, "y")
+    assert [line.split(",")[0] for line in lines[1:]] == \
+        [str(p) for p in estimator.predict(features)]

@@ -3,8 +3,8 @@
 import json
 from fractions import Fraction
 
+from optrules import RuleListClassifier, load_model
 from optrules.cli import main
-from optrules.rule_lists.model import RuleList
 
 CONTRACT_KEYS = {"objective", "objective_float", "mistakes", "n_samples", "lambda", "rules",
                  "default", "status", "lower_bound", "nodes_expanded", "seconds"}
@@ -25,7 +25,10 @@ def test_rulelist_json_contract(compas_dir, capsys, tmp_path):
                                {"antecedent": "priors:>3", "prediction": "Yes"}]
     assert output["default"] == "No" and output["mistakes"] == 2258
     assert abs(output["objective_float"] - 245267 / 648900) < 1e-12
-    assert RuleList.load(model).rules[1].antecedent == "priors:>3"
+    loaded = load_model(model)
+    assert isinstance(loaded, RuleListClassifier) and loaded.objective_ == Fraction(245267, 648900)
+    assert loaded.rule_list_.rules[1].antecedent == "priors:>3"
+    assert loaded.rule_list_.rules[1].conditions is None     # CORELS antecedents are names
 
 
 def test_rulelist_from_csv_prints_list_and_summary(compas_dir, capsys):
@@ -50,7 +53,7 @@ def test_rulelist_limit_reports_gap(compas_dir, capsys):
 def test_demo_prints_the_certified_list(capsys):
     assert main(["demo"]) == 0
     out = capsys.readouterr().out
-    assert "if {sex:Male,juvenile-crimes:>0} then Yes\nelif {priors:>3} then Yes\nelse No" in out
+    assert "if {sex:Male,juvenile-crimes:>0} then 1\nelif {priors:>3} then 1\nelse 0" in out
     assert "certified optimal: objective 245267/648900" in out
 
 
@@ -66,3 +69,59 @@ def test_progress_log_prints_corels_columns():
     for text in ("nodes          7", "evaluations           99", "queue         5",
                  "best 0.333333", "lower bound 0.250000", "log10(remaining) 4"):
         assert text in line, line
+
+
+def test_data_writes_the_bundled_csv(tmp_path, compas_dir):
+    path = tmp_path / "compas.csv"
+    assert main(["data", "compas", "--output", str(path)]) == 0
+    assert path.read_bytes() == (compas_dir / "compas_train.csv").read_bytes()
+
+
+def _predictions(text):
+    lines = text.splitlines()
+    return lines[0].split(","), [line.split(",") for line in lines[1:]]
+
+
+def test_predict_applies_a_saved_rule_list_to_a_csv(tmp_path, capsys, compas_dir):
+    model = tmp_path / "model.json"
+    csv = compas_dir / "compas_train.csv"
+    assert main(["rulelist", "--csv", str(csv), "--target", "recidivate-within-two-years",
+                 "--lam", "0.015", "--quiet", "--save-model", str(model)]) == 0
+    capsys.readouterr()
+    assert main(["predict", "--model", str(model), "--csv", str(csv), "--proba"]) == 0
+    header, rows = _predictions(capsys.readouterr().out)
+    assert header == ["prediction", "P(0)", "P(1)"] and len(rows) == 6489
+    expected = load_model(model).predict(_compas_features(csv))
+    assert [row[0] for row in rows] == [str(p) for p in expected]
+    assert all(abs(float(p0) + float(p1) - 1) < 1e-12 for _, p0, p1 in rows)
+
+
+def _compas_features(csv):
+    from optrules.data.table import read_csv
+    features, _ = read_csv(csv, "recidivate-within-two-years")
+    return features
+
+
+def test_predict_names_missing_columns(tmp_path, capsys, compas_dir):
+    model = tmp_path / "model.json"
+    assert main(["rulelist", "--csv", str(compas_dir / "compas_train.csv"), "--target",
+                 "recidivate-within-two-years", "--lam", "0.05", "--quiet", "--save-model",
+                 str(model)]) == 0
+    rows = tmp_path / "rows.csv"
+    rows.write_text("sex,age\nMale,18-20\n")
+    assert main(["predict", "--model", str(model), "--csv", str(rows)]) == 2
+    assert "the model needs the column(s) ['juvenile-felonies'," in capsys.readouterr().err
+
+
+def test_predict_with_corels_antecedents(tmp_path, capsys, compas_dir):
+    model, output = tmp_path / "model.json", tmp_path / "predictions.csv"
+    assert main(["rulelist", "--corels-out", str(compas_dir / "compas_train.out"),
+                 "--corels-label", str(compas_dir / "compas_train.label"), "--lam", "0.015",
+                 "--quiet", "--save-model", str(model)]) == 0
+    assert main(["predict", "--model", str(model), "--corels-out",
+                 str(compas_dir / "compas_train.out"), "--output", str(output)]) == 0
+    header, rows = _predictions(output.read_text())
+    assert header == ["prediction"] and {row[0] for row in rows} == {"No", "Yes"}
+    labels = (compas_dir / "compas_train.label").read_text().splitlines()[1].split()[1:]
+    accuracy = sum((row[0] == "Yes") == (bit == "1") for row, bit in zip(rows, labels)) / 6489
+    assert accuracy == 1 - 2258 / 6489          # the certified list's 2258 mistakes

@@ -117,8 +117,8 @@ def test_corels_files_are_accepted(corels_files, capsys):
 # --- mining parameters --------------------------------------------------------------------
 
 @pytest.mark.parametrize("value, problem", [
-    ("0.5", "must be a fraction in [0, 1/2). Got '0.5' instead."),
-    ("-0.1", "must be a fraction in [0, 1/2). Got '-0.1' instead."),
+    ("0.6", "must be a fraction in [0, 1/2]. Got '0.6' instead."),
+    ("-0.1", "must be a fraction in [0, 1/2]. Got '-0.1' instead."),
     ("lots", "must be a number like '0.01' or '1/100'. Got 'lots' instead.")])
 def test_bad_min_support(csv_args, capsys, value, problem):
     assert main(csv_args + ["--min-support", value, "--lam", "0.01"]) == 2
@@ -126,7 +126,7 @@ def test_bad_min_support(csv_args, capsys, value, problem):
                                    + problem)
 
 
-@pytest.mark.parametrize("option", ["--max-cardinality", "--max-thresholds", "--max-nodes"])
+@pytest.mark.parametrize("option", ["--max-cardinality", "--max-nodes", "--max-queue"])
 def test_non_positive_integer_options(csv_args, capsys, option):
     line = _exits_2(csv_args + [option, "0", "--lam", "0.01"], capsys)
     assert line == PREFIX + f"argument {option}: must be a positive integer, got '0'"
@@ -177,7 +177,17 @@ def test_csv_with_missing_target(csv_args, capsys):
         "target column 'label' not found; columns are ['a', 'b', 'y'].")
 
 
-def test_positive_not_a_value(csv_args, capsys):
-    assert main(csv_args + ["--positive", "2", "--lam", "0.01"]) == 2
-    assert _error_line(capsys).endswith(
-        "positive class '2' is not a value of target column 'y'; values are ['0', '1'].")
+def test_bad_thresholds_are_named(csv_args, capsys):
+    assert main(csv_args + ["--thresholds", "quantile:0", "--lam", "0.01"]) == 2
+    assert _error_line(capsys) == (PREFIX + "The 'thresholds' parameter of RuleListClassifier "
+                                   "must be 'all', 'quantile:K' or 'width:K' with an integer "
+                                   "K >= 1. Got 'quantile:0' instead.")
+
+
+def test_target_with_three_classes_is_named(tmp_path, capsys):
+    path = tmp_path / "t.csv"
+    path.write_text("a,y\nx,1\nz,2\nx,3\n", encoding="utf-8")
+    assert main(["rulelist", "--csv", str(path), "--target", "y", "--lam", "0.1"]) == 2
+    assert _error_line(capsys) == (PREFIX + "Only binary classification is supported. "
+                                   "RuleListClassifier needs exactly 2 classes in y; "
+                                   "y has 3 classes: [1, 2, 3].")

@@ -9,15 +9,18 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from optrules import RuleListClassifier
+from optrules.cli.data_command import DATASETS, bundled_csv
 from optrules.data import bitset
-from optrules.cli.demo_command import COMPAS_TARGET, bundled_compas_csv
 from optrules.data.corels_files import load_corels
-from optrules.rule_lists.equivalent_points import equivalence_classes, minority_bits
-from optrules.data.mining import binarize, mine_antecedents
-from optrules.rule_lists.fit import fit_rule_list
+from optrules.data.mining import mine_antecedents
 from optrules.data.table import read_csv
+from optrules.rule_lists.equivalent_points import equivalence_classes, minority_bits
+from optrules.rule_lists.fit import fit_rule_list
 from optrules.verify.instances import RuleListInstance
 from optrules.verify.rescore import rescore_rule_list
+
+COMPAS_TARGET = DATASETS["compas"][1]
 
 OPTIMA = {  # λ -> (objective, mistakes, rules)
     "0.015": (Fraction(245267, 648900), 2258, 2),
@@ -32,13 +35,19 @@ def compas(compas_dir):
 
 
 @pytest.fixture(scope="module")
-def mined():
-    return mine_antecedents(read_csv(bundled_compas_csv(), COMPAS_TARGET), max_cardinality=2,
-                            min_support=Fraction(5, 1000))
+def compas_table():
+    return read_csv(bundled_csv("compas"), COMPAS_TARGET)
+
+
+@pytest.fixture(scope="module")
+def mined(compas_table):
+    features, y = compas_table
+    return mine_antecedents(features, y == 1, classes=(0, 1), target=COMPAS_TARGET,
+                            max_cardinality=2, min_support=Fraction(5, 1000))
 
 
 def test_bundled_csv_is_the_shared_split(compas_dir):
-    assert bundled_compas_csv().read_bytes() == (compas_dir / "compas_train.csv").read_bytes()
+    assert bundled_csv("compas").read_bytes() == (compas_dir / "compas_train.csv").read_bytes()
 
 
 def test_mining_reproduces_compas_out_bit_for_bit(compas, mined):
@@ -46,12 +55,18 @@ def test_mining_reproduces_compas_out_bit_for_bit(compas, mined):
     assert mined.n_antecedents == 155
     assert np.array_equal(mined.antecedents, compas.antecedents)
     assert np.array_equal(mined.labels, compas.labels)
-    assert (mined.target, mined.class_names) == (compas.target, compas.class_names)
+    assert mined.target == compas.target
+    # the CSV's own class values, where the CORELS label file names them No/Yes
+    assert (mined.classes, compas.classes) == ((0, 1), ("No", "Yes"))
 
 
-def test_binarize_applies_mined_antecedents_to_the_table(mined):
-    table = read_csv(bundled_compas_csv(), COMPAS_TARGET)
-    assert np.array_equal(binarize(table, mined.antecedent_names), mined.antecedent_bits())
+def test_mined_conditions_apply_to_the_raw_rows(compas_table, mined):
+    features, _ = compas_table
+    for name, conditions, bits in zip(mined.antecedent_names, mined.antecedent_conditions,
+                                      mined.antecedent_bits()):
+        held = np.logical_and.reduce([c.evaluate(features.column(c.feature))
+                                      for c in conditions])
+        assert np.array_equal(held, bits), name
 
 
 def test_equivalent_points_reproduce_compas_minor(compas):
@@ -76,10 +91,20 @@ def test_reference_engine_certifies_the_published_optimum(compas, lam):
                                                                           n_rules)
     assert result.lower_bound == objective
     check = rescore_rule_list(RuleListInstance.from_dataset(compas, lam), result.rule_list,
-                              compas.class_names)
+                              compas.classes)
     assert check.mistakes == mistakes and check.non_majority_labels == ()
 
 
 def test_mined_data_without_minor_file_gives_the_same_optimum(mined):
     result = fit_rule_list(mined, "0.015")  # equivalent points computed automatically
     assert result.status == "optimal" and result.objective == OPTIMA["0.015"][0]
+
+
+def test_estimator_mines_at_lambda_and_finds_the_published_optimum(compas_table):
+    """min_support=None mines at λ (137 antecedents instead of 155) and loses nothing."""
+    features, y = compas_table
+    model = RuleListClassifier(lam="0.015").fit(features, y)
+    assert model.n_antecedents_ == 137
+    assert model.status_ == "optimal" and model.objective_ == OPTIMA["0.015"][0]
+    assert str(model.rule_list_) == ("if {sex:Male,juvenile-crimes:>0} then 1\n"
+                                     "elif {priors:>3} then 1\nelse 0")

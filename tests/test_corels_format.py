@@ -238,7 +238,7 @@ def test_round_trip_of_a_random_dataset(tmp_path):
     bits = rng.random((n_antecedents, n_samples)) < 0.4
     labels = rng.random(n_samples) < 0.5
     dataset = BinaryDataset.from_bits(names, bits, labels, target="risk",
-                                      class_names=("low", "high"))
+                                      classes=("low", "high"))
     dataset = dataset.with_minority(minority_bits(dataset))
     paths = tmp_path / "r.out", tmp_path / "r.label", tmp_path / "r.minor"
     save_corels(dataset, *paths)
@@ -247,7 +247,7 @@ def test_round_trip_of_a_random_dataset(tmp_path):
     np.testing.assert_array_equal(loaded.antecedent_bits(), bits)
     np.testing.assert_array_equal(loaded.label_bits(), labels)
     assert loaded.target == "risk"
-    assert loaded.class_names == ("low", "high")
+    assert loaded.classes == ("low", "high")
     np.testing.assert_array_equal(loaded.minority, dataset.minority)
     for path in paths:
         for line in path.read_text(encoding="utf-8").splitlines(keepends=True):

@@ -36,13 +36,21 @@ def test_dataset_validation_messages():
         BinaryDataset.from_bits(["a", "b"], [[1, 0, 1]], [1, 0, 1])
     with pytest.raises(ValueError, match="duplicate antecedent name 'a'"):
         BinaryDataset.from_bits(["a", "a"], [[1, 0], [0, 1]], [1, 0])
-    with pytest.raises(ValueError, match="two distinct names"):
-        BinaryDataset.from_bits(["a"], [[1, 0]], [1, 0], class_names=("x", "x"))
+    with pytest.raises(ValueError, match="two distinct values"):
+        BinaryDataset.from_bits(["a"], [[1, 0]], [1, 0], classes=("x", "x"))
+    with pytest.raises(ValueError, match="antecedent 1 has an empty name"):
+        BinaryDataset.from_bits(["a", ""], [[1, 0], [0, 1]], [1, 0])
+
+
+def test_dataset_names_may_hold_any_character():
+    names = ["mean radius:<=17.38", "a b,c:{d}"]
+    data = BinaryDataset.from_bits(names, [[1, 0], [0, 1]], [1, 0])
+    assert data.antecedent_names == tuple(names)
 
 
 def example_rule_list():
     return RuleList((Rule("a", "Yes"), Rule("b", "No")), "Yes", target="t",
-                    class_names=("No", "Yes"))
+                    classes=("No", "Yes"))
 
 
 def test_rule_list_prints_if_elif_else():
@@ -50,17 +58,15 @@ def test_rule_list_prints_if_elif_else():
     assert str(RuleList((), "No", "t", ("No", "Yes"))) == "always No"
 
 
-def test_rule_list_json_round_trip(tmp_path):
+def test_rule_list_dict_round_trip():
     rule_list = example_rule_list()
-    assert RuleList.from_json(rule_list.to_json()) == rule_list
-    path = tmp_path / "model.json"
-    rule_list.save(path)
-    assert json.loads(path.read_text())["rules"][0] == {"antecedent": "a", "prediction": "Yes"}
-    assert RuleList.load(path) == rule_list
+    assert RuleList.from_dict(json.loads(json.dumps(rule_list.to_dict()))) == rule_list
+    assert rule_list.to_dict()["rules"][0] == {"antecedent": "a", "conditions": None,
+                                               "prediction": "Yes", "class_counts": None}
 
 
-def test_rule_list_json_errors():
-    with pytest.raises(ValueError, match="not an optrules rule list"):
+def test_rule_list_dict_errors():
+    with pytest.raises(ValueError, match="lacks the field 'classes'"):
         RuleList.from_dict({"rules": []})
     bad = example_rule_list().to_dict()
     bad["default"] = "Maybe"
@@ -69,11 +75,15 @@ def test_rule_list_json_errors():
     del bad["rules"]
     with pytest.raises(ValueError, match="rules"):
         RuleList.from_dict(bad)
+    with pytest.raises(ValueError, match="two distinct strings or numbers"):
+        RuleList.from_dict(dict(example_rule_list().to_dict(), classes=["Yes", "Yes"]))
+    with pytest.raises(ValueError, match="class counts must be two non-negative integers"):
+        RuleList.from_dict(dict(example_rule_list().to_dict(), default_counts=[1, -1]))
 
 
 def test_predict_and_exact_score():
     data = BinaryDataset.from_bits(["a", "b"], [[1, 1, 0, 0, 0], [1, 0, 1, 1, 0]],
-                                   [1, 0, 0, 1, 1], class_names=("No", "Yes"))
+                                   [1, 0, 0, 1, 1], classes=("No", "Yes"))
     rule_list = example_rule_list()
     assert list(rule_list.predict(data)) == ["Yes", "Yes", "No", "No", "Yes"]
     result = score(rule_list, data, Fraction(1, 10))
@@ -101,8 +111,9 @@ def test_parse_fraction_errors(bad, error, message):
     ({"engine": "turbo"}, ValueError, r"'engine' parameter of fit_rule_list must be one of \['reference'\]"),
     ({"policy": "random"}, ValueError, "'policy' parameter"),
     ({"symmetry_map": 3}, TypeError, "'symmetry_map' parameter"),
-    ({"disabled_bounds": ["nonsense"]}, ValueError, "unknown bounds \\['nonsense'\\]"),
-    ({"max_nodes": 0}, ValueError, "'max_nodes' parameter of fit_rule_list must be positive"),
+    ({"disabled_bounds": ["nonsense"]}, ValueError, "unknown items \\['nonsense'\\]"),
+    ({"max_nodes": 0}, ValueError, "'max_nodes' parameter of fit_rule_list must be a "
+                                   "positive integer"),
     ({"time_limit": "1"}, TypeError, "'time_limit' parameter")])
 def test_fit_rule_list_parameter_errors(options, error, message):
     data = BinaryDataset.from_bits(["a"], [[1, 0]], [1, 0])
@@ -134,11 +145,3 @@ def test_unsound_minority_file_is_rejected():
         fit_rule_list(data.with_minority([1, 1, 0, 0]), "0.1")
     weaker = fit_rule_list(data.with_minority([0, 0, 0, 0]), "0.1")  # sound, just weaker
     assert weaker.objective == fit_rule_list(data, "0.1").objective
-
-
-def test_rule_list_json_version_and_class_names_are_checked():
-    data = example_rule_list().to_dict()
-    with pytest.raises(ValueError, match="unsupported rule list version 2"):
-        RuleList.from_dict(dict(data, version=2))
-    with pytest.raises(ValueError, match="two distinct names"):
-        RuleList.from_dict(dict(data, class_names=["Yes", "Yes"]))

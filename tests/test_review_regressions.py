@@ -25,7 +25,7 @@ def test_float_lambda_means_its_decimal_everywhere():
     assert score(result.rule_list, DATA, 0.1).objective == result.objective == Fraction(1, 10)
     instance = RuleListInstance.from_dataset(DATA, 0.1)
     assert instance.lam == Fraction(1, 10)
-    assert certify_rule_list(instance, result.rule_list, DATA.class_names,
+    assert certify_rule_list(instance, result.rule_list, DATA.classes,
                              result.objective).verdict == "certified"
 
 
@@ -86,7 +86,8 @@ def test_gradient_problem_reads_a_0_1_integer_matrix():
 def test_byte_order_mark_is_not_part_of_the_first_column(tmp_path):
     path = tmp_path / "bom.csv"
     path.write_bytes("\ufeffy,x\n1,a\n0,b\n".encode("utf-8"))
-    assert read_csv(path, "y").feature_names == ("x",)
+    features, target = read_csv(path, "y")
+    assert features.names == ("x",) and target.tolist() == [1, 0]
 
 
 def test_nan_text_makes_a_column_categorical_for_boosting_as_for_mining():
@@ -121,10 +122,10 @@ def test_a_limited_claim_is_refuted_when_its_lower_bound_is_too_high():
     limited = fit_rule_list(data, "1/50", max_nodes=1)
     assert limited.status == "limit" and full.objective < limited.objective   # 13/50 < 3/10
     instance = RuleListInstance.from_dataset(data, "1/50")
-    honest = certify_rule_list(instance, limited.rule_list, data.class_names, limited.objective,
+    honest = certify_rule_list(instance, limited.rule_list, data.classes, limited.objective,
                                checks=["oracle"], claimed_lower_bound=limited.lower_bound)
     assert honest.verdict == "undecided" and honest.checks[0]["verdict"] == "bounded"
-    lying = certify_rule_list(instance, limited.rule_list, data.class_names, limited.objective,
+    lying = certify_rule_list(instance, limited.rule_list, data.classes, limited.objective,
                               checks=["oracle"],
                               claimed_lower_bound=full.objective + Fraction(1, 1000))
     assert lying.verdict == "refuted"

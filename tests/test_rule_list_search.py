@@ -39,7 +39,7 @@ def rule_list_instances(draw):
         bits[:, -1] = bits[:, 0]
         labels[-1] = not labels[0]
     names = [f"a{m}" for m in range(n_antecedents)]
-    return BinaryDataset.from_bits(names, bits, labels, class_names=("neg", "pos")), lam
+    return BinaryDataset.from_bits(names, bits, labels, classes=("neg", "pos")), lam
 
 
 class RuleListSearchTests:
@@ -53,7 +53,7 @@ class RuleListSearchTests:
     def check_result(self, data, lam, result):
         """Re-score the returned model independently and check its bookkeeping."""
         check = rescore_rule_list(RuleListInstance.from_dataset(data, result.lam),
-                                  result.rule_list, data.class_names)
+                                  result.rule_list, data.classes)
         assert check.non_majority_labels == (), f"{self.engine}: {check.non_majority_labels}"
         for rule, n_captured, n_positive, predicts_positive in check.captures:
             if 2 * n_positive == n_captured:   # a label tie predicts the positive class

@@ -45,7 +45,7 @@ def degenerate_rule_list_instances(draw):
         bits[:, 1::2] = bits[:, 0:-1:2]
         labels[1::2] = ~labels[0:-1:2]
     names = [f"a{m}" for m in range(n_antecedents)]
-    return BinaryDataset.from_bits(names, bits, labels, class_names=("neg", "pos")), lam
+    return BinaryDataset.from_bits(names, bits, labels, classes=("neg", "pos")), lam
 
 
 @given(degenerate_rule_list_instances())
@@ -57,7 +57,7 @@ def test_rule_list_reference_oracle_cpsat_maxsat_agree(instance):
     cpsat, maxsat = solve_cpsat(exact), solve_maxsat(exact)
     assert cpsat.certified and maxsat.certified
     assert result.objective == oracle == cpsat.objective == maxsat.objective
-    certificate = certify_rule_list(exact, result.rule_list, data.class_names, result.objective)
+    certificate = certify_rule_list(exact, result.rule_list, data.classes, result.objective)
     assert certificate.verdict == "certified", certificate.to_dict()
 
 
@@ -97,7 +97,7 @@ def small_rule_list_case():
     bits = rng.random((5, 40)) < 0.4
     labels = bits[0] | (rng.random(40) < 0.15)
     data = BinaryDataset.from_bits([f"a{m}" for m in range(5)], bits, labels,
-                                   class_names=("neg", "pos"))
+                                   classes=("neg", "pos"))
     return data, Fraction(1, 50)
 
 
@@ -108,7 +108,7 @@ def test_each_rule_list_check_catches_a_broken_engine(monkeypatch, check):
     claimed = fit_rule_list(data, lam, engine="broken")
     assert claimed.objective > fit_rule_list(data, lam).objective   # it really is suboptimal
     certificate = certify_rule_list(RuleListInstance.from_dataset(data, lam), claimed.rule_list,
-                                    data.class_names, claimed.objective, checks=[check])
+                                    data.classes, claimed.objective, checks=[check])
     assert certificate.problems == []            # the model itself re-scores to its claim
     assert certificate.verdict == "refuted" and certificate.checks[0]["verdict"] == "refuted"
 
@@ -117,7 +117,7 @@ def test_rescoring_catches_a_wrong_claimed_objective():
     data, lam = small_rule_list_case()
     result = fit_rule_list(data, lam)
     certificate = certify_rule_list(RuleListInstance.from_dataset(data, lam), result.rule_list,
-                                    data.class_names, result.objective - Fraction(1, 1000),
+                                    data.classes, result.objective - Fraction(1, 1000),
                                     checks=["oracle"])
     assert certificate.verdict == "refuted"
     assert "re-scores to" in certificate.problems[0]

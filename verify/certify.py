@@ -77,20 +77,26 @@ def load_certificate(path):
     return data
 
 
-def _check_record(name, verdict, optimum, claimed, status, seconds, lower_bound=None, **extra):
+def _check_record(name, verdict, optimum, claimed, status, seconds, lower_bound=None,
+                  upper_bound=None, **extra):
     """One check's entry; a proved optimum different from the claim refutes it.
 
     With ``lower_bound`` (an engine stopped at a limit claims only lower_bound <= optimum <=
-    claimed), an optimum inside that interval is "bounded" rather than refuted.
+    claimed), an optimum inside that interval is "bounded" rather than refuted. With
+    ``upper_bound`` (an α-approximate rule claims claimed <= optimum <= claimed/α), an optimum
+    inside that interval certifies the claim.
     """
     if verdict == "certified" and optimum is not None and optimum != claimed:
-        inside = lower_bound is not None and lower_bound <= optimum <= claimed
-        verdict = "bounded" if inside else "refuted"
+        if upper_bound is not None:
+            verdict = "certified" if claimed <= optimum <= upper_bound else "refuted"
+        else:
+            inside = lower_bound is not None and lower_bound <= optimum <= claimed
+            verdict = "bounded" if inside else "refuted"
     return dict({"check": name, "verdict": verdict, "status": status,
                  "optimum": _text(optimum), "seconds": round(seconds, 4)}, **extra)
 
 
-def certify_rule_list(instance, rule_list, class_names, claimed_objective,
+def certify_rule_list(instance, rule_list, classes, claimed_objective,
                       checks=RULE_LIST_CHECKS, time_limit=60.0, claimed_lower_bound=None):
     """Certify that ``rule_list`` is an optimal rule list of ``instance`` with that objective.
 
@@ -101,15 +107,15 @@ def certify_rule_list(instance, rule_list, class_names, claimed_objective,
     Parameters
     ----------
     instance : RuleListInstance
-    rule_list : optrules.rulelist.RuleList
-    class_names : (negative, positive)
+    rule_list : optrules.rule_lists.model.RuleList
+    classes : (negative, positive) class values
     claimed_objective : Fraction
     checks : iterable of {"oracle", "cp-sat", "maxsat"}
     time_limit : float
         Seconds for each solver.
     """
     claimed = Fraction(claimed_objective)
-    rescored = rescore_rule_list(instance, rule_list, class_names)
+    rescored = rescore_rule_list(instance, rule_list, classes)
     certificate = Certificate("rule-list", instance.digest(), claimed, rescored.objective,
                               rule_list.to_dict())
     if rescored.objective != claimed:
@@ -139,15 +145,23 @@ def certify_rule_list(instance, rule_list, class_names, claimed_objective,
     return certificate
 
 
-def certify_rule(instance, query, claimed_objective, checks=RULE_CHECKS, time_limit=60.0):
+def certify_rule(instance, query, claimed_objective, checks=RULE_CHECKS, time_limit=60.0,
+                 alpha=1):
     """Certify that conjunction ``query`` maximises eq. 2.3 on ``instance`` with that value.
 
+    With ``alpha`` < 1 the claim is the approximation guarantee of Algorithm 1:
+    obj(query) >= alpha · max obj, i.e. no conjunction has obj > claimed / alpha.
     ``cardinality`` runs only for constant h and ``oracle`` only for small instances; skipped
     checks are recorded as such.
     """
     claimed = Fraction(claimed_objective)
+    alpha = Fraction(alpha)
+    if not 0 < alpha <= 1:
+        raise ValueError(f"alpha must be in (0, 1]; got {alpha}.")
+    ceiling = claimed / alpha             # the claim: every conjunction has obj <= ceiling
     rescored = rescore_rule(instance, query)
-    model = {"query": list(query), "conditions": [instance.names[j] for j in query]}
+    model = {"query": list(query), "conditions": [instance.names[j] for j in query],
+             "alpha": _text(alpha)}
     certificate = Certificate("rule", instance.digest(), claimed, rescored, model)
     if rescored != claimed:
         certificate.problems.append(f"the query re-scores to {_text(rescored)}, not the "
@@ -156,20 +170,22 @@ def certify_rule(instance, query, claimed_objective, checks=RULE_CHECKS, time_li
         try:
             if name == "oracle":
                 optimum, _ = optimal_rule(instance)
-                record = _check_record("oracle", "certified", optimum, claimed, "ENUMERATED", 0.0)
+                record = _check_record("oracle", "certified", optimum, claimed, "ENUMERATED", 0.0,
+                                       upper_bound=ceiling)
             elif name == "cardinality" and len(set(instance.h)) != 1:
                 record = {"check": name, "verdict": "skipped", "status": "h is not constant"}
             else:
                 method = {"claim": None, "dinkelbach": dinkelbach_optimum,
                           "cardinality": cardinality_optimum}[name]
-                check = check_claim(instance, claimed, time_limit) if method is None \
+                check = check_claim(instance, ceiling, time_limit) if method is None \
                     else method(instance, time_limit)
                 extra = {}
                 if check.counterexample is not None:
                     extra = {"counterexample": list(check.counterexample),
                              "counterexample_objective": _text(check.counterexample_objective)}
                 record = _check_record(check.method, check.verdict, check.optimum, claimed,
-                                       check.solver_status, check.seconds, **extra)
+                                       check.solver_status, check.seconds,
+                                       upper_bound=ceiling, **extra)
         except InstanceTooLarge as error:
             record = {"check": name, "verdict": "skipped", "status": str(error)}
         certificate.checks.append(record)

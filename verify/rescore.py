@@ -24,7 +24,7 @@ class RuleListCheck:
     captures: tuple
 
 
-def rescore_rule_list(instance, rule_list, class_names):
+def rescore_rule_list(instance, rule_list, classes):
     """Re-score a :class:`optrules.rulelist.RuleList` on a RuleListInstance.
 
     A label is a majority label when it is the strictly more frequent label of the samples the
@@ -35,7 +35,7 @@ def rescore_rule_list(instance, rule_list, class_names):
     ------
     ValueError
         If the list names an antecedent the instance does not have, or a class not in
-        ``class_names``.
+        ``classes``.
     """
     index = {name: m for m, name in enumerate(instance.names)}
     uncaptured = np.ones(instance.n_samples, dtype=bool)
@@ -48,12 +48,12 @@ def rescore_rule_list(instance, rule_list, class_names):
         steps.append((k, instance.antecedents[index[rule.antecedent]], rule.prediction))
     steps.append(("default", np.ones(instance.n_samples, dtype=bool), rule_list.default))
     for key, holds, prediction in steps:
-        if prediction not in class_names:
-            raise ValueError(f"prediction {prediction!r} is not one of {list(class_names)}.")
+        if prediction not in classes:
+            raise ValueError(f"prediction {prediction!r} is not one of {list(classes)}.")
         captured = uncaptured & holds
         n_captured = int(captured.sum())
         n_positive = int(instance.labels[captured].sum())
-        predicts_positive = prediction == class_names[1]
+        predicts_positive = prediction == classes[1]
         wrong = n_captured - n_positive if predicts_positive else n_positive
         if 2 * wrong > n_captured:
             bad_labels.append(key)

@@ -160,7 +160,9 @@ def dinkelbach_optimum(instance, time_limit=60.0):
                              seconds=time.perf_counter() - start, iterations=iteration)
         candidate = _selected(solver, select)
         value = instance.objective(instance.extent_of(candidate))
-        assert value > best, "Dinkelbach step did not improve: model and re-score disagree"
+        if not value > best:    # an explicit check: it must survive python -O
+            raise RuntimeError(f"Dinkelbach step did not improve ({value} <= {best}): the "
+                               "CP-SAT model and the exact re-score disagree.")
         query, best = candidate, value
     raise RuntimeError("Dinkelbach iteration did not converge")
 

@@ -1,7 +1,8 @@
 """optrules: certifiably optimal rule lists, optimal rule boosting, and their verification.
 
-Commands: ``optrules rulelist``, ``optrules boost``, ``optrules verify`` and ``optrules demo``;
-one module per subcommand (``<name>_command.py``), each with ``add_parser(commands)``.
+Commands: ``optrules rulelist``, ``optrules boost``, ``optrules predict``, ``optrules verify``,
+``optrules data`` and ``optrules demo``; one module per subcommand (``<name>_command.py``),
+each with ``add_parser(commands)``.
 
 Exit status: 0 on success (also when a limit stopped the search: the output says so and gives
 the optimality gap), 2 for bad arguments or input files.
@@ -10,12 +11,14 @@ the optimality gap), 2 for bad arguments or input files.
 import argparse
 import sys
 
-from . import boost_command, demo_command, rulelist_command, verify_command
+from . import (boost_command, data_command, demo_command, predict_command, rulelist_command,
+               verify_command)
 from .arguments import check_output_paths
 
 __all__ = ["main"]
 
-_COMMANDS = (rulelist_command, boost_command, verify_command, demo_command)
+_COMMANDS = (rulelist_command, boost_command, predict_command, verify_command, data_command,
+             demo_command)
 
 
 def _parser():

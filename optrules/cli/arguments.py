@@ -4,16 +4,14 @@ import argparse
 from fractions import Fraction
 from pathlib import Path
 
-import numpy as np
-
 from optrules.data.corels_files import load_corels
-from optrules.data.mining import mine_antecedents
-from optrules.data.table import read_csv, read_csv_columns
+from optrules.data.table import read_csv
+from optrules.rule_lists.estimator import RuleListClassifier
 from optrules.rule_lists.fit import BOUNDS, ENGINES, POLICIES, SYMMETRY_MAPS
 from optrules.validation import parse_fraction
 
-__all__ = ["positive_int", "positive_float", "add_rulelist_arguments", "load_dataset",
-           "read_features_and_target", "check_output_paths"]
+__all__ = ["positive_int", "positive_float", "add_rulelist_arguments", "rule_list_estimator",
+           "load_rule_list_problem", "check_output_paths"]
 
 
 def positive_int(text):
@@ -42,9 +40,9 @@ def add_rulelist_arguments(parser):
     """Data, mining, search and output options of ``rulelist`` and ``verify rulelist``."""
     source = parser.add_argument_group("data (either a CSV table or CORELS files)")
     source.add_argument("--csv", metavar="FILE", help="categorical/numeric table with a header")
-    source.add_argument("--target", metavar="COL", help="label column of --csv")
-    source.add_argument("--positive", metavar="VALUE",
-                        help="positive class of --target (default: 1 for 0/1, else the larger)")
+    source.add_argument("--target", metavar="COL",
+                        help="two-class label column of --csv (the larger value is the "
+                             "positive class, which wins ties)")
     source.add_argument("--corels-out", metavar="F", help="antecedent file (.out)")
     source.add_argument("--corels-label", metavar="F", help="label file (.label)")
     source.add_argument("--corels-minor", metavar="F",
@@ -52,10 +50,11 @@ def add_rulelist_arguments(parser):
     mining = parser.add_argument_group("antecedent mining (with --csv)")
     mining.add_argument("--max-cardinality", type=positive_int, default=2, metavar="K",
                         help="items per antecedent (default 2)")
-    mining.add_argument("--min-support", default="0.005", metavar="S",
-                        help="keep antecedents with support in [S, 1-S] (default 0.005)")
-    mining.add_argument("--max-thresholds", type=positive_int, default=9, metavar="T",
-                        help="cut points per numeric column (default 9)")
+    mining.add_argument("--min-support", metavar="S",
+                        help="keep antecedents with support in [S, 1-S] (default: lambda, "
+                             "which loses no optimal list)")
+    mining.add_argument("--thresholds", default="quantile:3", metavar="quantile:K|width:K|all",
+                        help="cut points of numeric columns (default quantile:3)")
     search = parser.add_argument_group("search")
     search.add_argument("--lam", required=True, metavar="λ",
                         help="penalty per rule, exact: 0.01 means 1/100")
@@ -72,12 +71,31 @@ def add_rulelist_arguments(parser):
     search.add_argument("--time-limit", type=positive_float, metavar="SEC")
     output = parser.add_argument_group("output")
     output.add_argument("--json", action="store_true", help="print one JSON object")
-    output.add_argument("--save-model", metavar="FILE", help="write the rule list as JSON")
+    output.add_argument("--save-model", metavar="FILE",
+                        help="write the model as JSON (optrules predict and load_model read "
+                             "it)")
     output.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
 
 
-def load_dataset(args, parser):
-    """The BinaryDataset named by the data options (exactly one source)."""
+def rule_list_estimator(args):
+    """The RuleListClassifier the rule-list options describe (exact numbers are checked here,
+    so that errors name the options)."""
+    command = f"optrules {args.command}" + (f" {args.kind}" if hasattr(args, "kind") else "")
+    lam = parse_fraction("--lam", args.lam, low=0, high=1, function=command)
+    min_support = None if args.min_support is None else parse_fraction(
+        "--min-support", args.min_support, low=0, high=Fraction(1, 2), function=command,
+        low_inclusive=True, high_inclusive=True)
+    return RuleListClassifier(
+        lam, max_cardinality=args.max_cardinality, min_support=min_support,
+        thresholds=args.thresholds, policy=args.policy, symmetry_map=args.symmetry_map,
+        max_nodes=args.max_nodes, max_queue=args.max_queue, time_limit=args.time_limit,
+        disabled_bounds=tuple(args.disable_bound), engine=args.engine,
+        verbose=0 if args.quiet else 1)
+
+
+def load_rule_list_problem(args, parser):
+    """The data options as ``(features, target cells)`` for a CSV or a BinaryDataset for CORELS
+    files, exactly one of which is given: returns ``(features, y, dataset)``."""
     from_csv = args.csv is not None
     from_corels = args.corels_out is not None or args.corels_label is not None
     if from_csv == from_corels:
@@ -85,39 +103,16 @@ def load_dataset(args, parser):
     if from_csv:
         if args.target is None:
             parser.error("--csv needs --target COL")
-        min_support = parse_fraction("--min-support", args.min_support, low=0, high=Fraction(1, 2),
-                                     function="optrules rulelist", low_inclusive=True)
-        table = read_csv(args.csv, args.target, args.positive)
-        return mine_antecedents(table, args.max_cardinality, min_support, args.max_thresholds)
+        features, y = read_csv(args.csv, args.target)
+        return features, y, None
     if args.corels_out is None or args.corels_label is None:
         parser.error("CORELS input needs both --corels-out and --corels-label")
-    return load_corels(args.corels_out, args.corels_label, args.corels_minor)
-
-
-def read_features_and_target(path, target, loss, rows=None):
-    """Feature columns and target of a CSV file for boosting (numeric target unless logistic)."""
-    columns = read_csv_columns(path)
-    if target not in columns:
-        raise ValueError(f"{path}: target column {target!r} not found; columns are "
-                         f"{sorted(columns)}.")
-    rows = slice(None) if rows is None else slice(0, rows)
-    y = np.array(columns.pop(target), dtype=object)[rows]
-    missing = np.flatnonzero(y == "")
-    if missing.size:
-        raise ValueError(f"{path}: target column {target!r} is missing in {missing.size} "
-                         f"row(s) (first: data row {missing[0] + 1}).")
-    if loss != "logistic":
-        try:
-            y = y.astype(float)
-        except ValueError as error:
-            raise ValueError(f"{path}: target column {target!r} must be numeric for the {loss} "
-                             f"loss ({error}).") from error
-    return {name: cells[rows] for name, cells in columns.items()}, y
+    return None, None, load_corels(args.corels_out, args.corels_label, args.corels_minor)
 
 
 def check_output_paths(args):
     """Refuse an output file whose folder does not exist before any long computation."""
-    for option in ("save_model", "certificate"):
+    for option in ("save_model", "certificate", "output"):
         path = getattr(args, option, None)
         if path is not None and not Path(path).resolve().parent.is_dir():
             raise ValueError(f"--{option.replace('_', '-')}: the folder of {path} does not "

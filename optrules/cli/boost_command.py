@@ -1,29 +1,32 @@
 """``optrules boost``: gradient boosting of optimal (or greedy) conjunctive rules."""
 
 import json
-import sys
+import math
 
 import numpy as np
 
-from optrules.rule_boosting.fit import ENGINES, SEARCHES, fit_rule_ensemble
+from optrules.data.table import read_csv
+from optrules.rule_boosting.estimator import (OptimalRuleBoostingClassifier,
+                                              OptimalRuleBoostingRegressor)
+from optrules.rule_boosting.fit import ENGINES, SEARCHES
 from optrules.rule_boosting.losses import LOSSES
+from optrules.validation import parse_fraction
 
-from .arguments import positive_float, positive_int, read_features_and_target
+from .arguments import positive_float, positive_int
 
-__all__ = ["add_parser"]
+__all__ = ["add_parser", "read_boosting_data"]
 
 
 def add_parser(commands):
-    parser = commands.add_parser("boost", help="gradient boosting of optimal (or greedy) rules")
-    _add_arguments(parser)
-    parser.set_defaults(run=run, parser=parser)
-
-
-def _add_arguments(parser):
+    parser = commands.add_parser(
+        "boost", help="gradient boosting of optimal (or greedy) rules",
+        description="Boost an additive ensemble of conjunctive rules, each the exact optimum "
+                    "of its round's gradient objective (Boley et al. 2021).",
+        epilog="example: optrules boost --csv data.csv --target y --rules 5 --lam 2")
     data = parser.add_argument_group("data")
     data.add_argument("--csv", metavar="FILE", required=True, help="table with a header row")
-    data.add_argument("--target", metavar="COL", required=True, help="target column")
-    data.add_argument("--positive", metavar="VALUE", help="positive class (logistic loss)")
+    data.add_argument("--target", metavar="COL", required=True,
+                      help="target column (two classes for the logistic loss, numbers else)")
     model = parser.add_argument_group("model")
     model.add_argument("--loss", choices=list(LOSSES), default="logistic")
     model.add_argument("--rules", type=positive_int, default=10, metavar="K",
@@ -44,36 +47,52 @@ def _add_arguments(parser):
     search.add_argument("--time-limit", type=positive_float, metavar="SEC", help="per rule")
     output = parser.add_argument_group("output")
     output.add_argument("--json", action="store_true", help="print one JSON object")
-    output.add_argument("--save-model", metavar="FILE", help="write the ensemble as JSON")
+    output.add_argument("--save-model", metavar="FILE", help="write the model as JSON")
     output.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.set_defaults(run=run, parser=parser)
 
 
-def _training_summary(ensemble, X, y):
-    """Training accuracy (logistic) or mean loss, as a (name, value) pair."""
-    if getattr(ensemble.loss, "classes", None) is not None:
-        return "training_accuracy", float(np.mean(ensemble.predict(X) == np.asarray(y)))
-    target = ensemble.loss.prepare_target(y)
-    return "training_loss", float(np.mean(ensemble.loss.loss(target,
-                                                             ensemble.decision_function(X))))
+def read_boosting_data(path, target, loss, rows=None):
+    """Features and target of a CSV file; the target must be numeric unless the loss is
+    logistic. ``rows`` keeps only the first rows."""
+    features, y = read_csv(path, target)
+    if rows is not None:
+        features, y = features.take(slice(0, rows)), y[:rows]
+    if loss != "logistic":
+        try:
+            y = y.astype(float)
+        except ValueError as error:
+            raise ValueError(f"{path}: target column {target!r} must be numeric for the {loss} "
+                             f"loss ({error}).") from error
+    return features, y
 
 
 def run(args, parser):
-    columns, y = read_features_and_target(args.csv, args.target, args.loss)
-    progress = None if args.quiet else (
-        lambda t, rule: print(f"rule {t + 1}: {rule}", file=sys.stderr, flush=True))
-    ensemble = fit_rule_ensemble(columns, y, loss=args.loss, n_rules=args.rules, lam=args.lam,
-                                 search=args.search, thresholds=args.thresholds,
-                                 max_depth=args.max_depth, apx=args.apx, engine=args.engine,
-                                 intercept=args.intercept, positive=args.positive,
-                                 max_nodes=args.max_nodes, time_limit=args.time_limit,
-                                 progress=progress)
+    lam = parse_fraction("--lam", args.lam, low=0, high=math.inf, function="optrules boost",
+                         low_inclusive=True)
+    apx = parse_fraction("--apx", args.apx, low=0, high=1, function="optrules boost",
+                         high_inclusive=True)
+    features, y = read_boosting_data(args.csv, args.target, args.loss)
+    estimator_class = (OptimalRuleBoostingClassifier if args.loss == "logistic"
+                       else OptimalRuleBoostingRegressor)
+    estimator = estimator_class(
+        args.rules, lam=lam, loss=args.loss, search=args.search,
+        thresholds=args.thresholds, max_depth=args.max_depth, apx=apx,
+        intercept=args.intercept, max_nodes=args.max_nodes, time_limit=args.time_limit,
+        engine=args.engine, verbose=0 if args.quiet else 1).fit(features, y)
     if args.save_model:
-        ensemble.save(args.save_model)
-    metric, value = _training_summary(ensemble, columns, y)
+        estimator.to_json(args.save_model)
+    ensemble = estimator.ensemble_
+    if args.loss == "logistic":
+        metric, value = "training_accuracy", estimator.score(features, y)
+    else:
+        metric = "training_loss"
+        value = float(np.mean(ensemble.loss.loss(ensemble.loss.prepare_target(y),
+                                                 ensemble.decision_function(features))))
     if args.json:
         print(json.dumps(dict(ensemble.to_dict(), **{metric: value}), indent=2))
     else:
-        print(ensemble)
+        print(estimator)
         print(f"{len(ensemble.rules)} rules, {args.loss} loss, lambda {args.lam}, "
               f"{args.search} search, {metric.replace('_', ' ')} {value:.4f}, "
               f"{ensemble.seconds:.2f} s")

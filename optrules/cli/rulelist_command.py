@@ -2,33 +2,34 @@
 
 import json
 
-from optrules.rule_lists.fit import ProgressLog, fit_rule_list
-from optrules.validation import parse_fraction
-
-from .arguments import add_rulelist_arguments, load_dataset
+from .arguments import add_rulelist_arguments, load_rule_list_problem, rule_list_estimator
 
 __all__ = ["add_parser"]
 
 
 def add_parser(commands):
-    parser = commands.add_parser("rulelist", help="certifiably optimal rule list (CORELS)")
+    parser = commands.add_parser(
+        "rulelist", help="certifiably optimal rule list (CORELS)",
+        description="Find the rule list minimising mistakes/N + lambda * (number of rules), "
+                    "with a certificate of optimality (or the exact gap at a limit).",
+        epilog="example: optrules rulelist --csv compas.csv "
+               "--target recidivate-within-two-years --lam 0.015 --save-model model.json")
     add_rulelist_arguments(parser)
     parser.set_defaults(run=run, parser=parser)
 
 
 def run(args, parser):
-    dataset = load_dataset(args, parser)
-    lam = parse_fraction("--lam", args.lam, low=0, high=1, function="optrules rulelist")
-    result = fit_rule_list(dataset, lam, engine=args.engine, policy=args.policy,
-                           symmetry_map=args.symmetry_map, disabled_bounds=args.disable_bound,
-                           max_nodes=args.max_nodes, max_queue=args.max_queue,
-                           time_limit=args.time_limit,
-                           progress=None if args.quiet else ProgressLog(10.0))
-    if args.save_model:
-        result.rule_list.save(args.save_model)
-    if args.json:
-        print(json.dumps(result.to_dict(), indent=2))
+    features, y, dataset = load_rule_list_problem(args, parser)
+    estimator = rule_list_estimator(args)
+    if dataset is None:
+        estimator.fit(features, y)
     else:
-        print(result.rule_list)
-        print(result.summary())
+        estimator.fit_antecedents(dataset)
+    if args.save_model:
+        estimator.to_json(args.save_model)
+    if args.json:
+        print(json.dumps(dict(estimator.result_.to_dict(),
+                              n_antecedents=estimator.n_antecedents_), indent=2))
+    else:
+        print(estimator)
     return 0

@@ -8,19 +8,18 @@ import json
 
 import numpy as np
 
+from optrules.data.propositions import make_propositions
 from optrules.rule_boosting.fit import ENGINES as BOOST_ENGINES
 from optrules.rule_boosting.fit import fit_rule
 from optrules.rule_boosting.gradient_problem import GradientProblem
 from optrules.rule_boosting.losses import LOSSES, get_loss
 from optrules.validation import parse_fraction
-from optrules.data.propositions import make_propositions
-from optrules.rule_lists.fit import fit_rule_list
-
 from optrules.verify.certify import RULE_CHECKS, RULE_LIST_CHECKS, certify_rule, certify_rule_list
 from optrules.verify.instances import RuleInstance, RuleListInstance
 
-from .arguments import (add_rulelist_arguments, load_dataset, positive_float, positive_int,
-                        read_features_and_target)
+from .arguments import (add_rulelist_arguments, load_rule_list_problem, positive_float,
+                        positive_int, rule_list_estimator)
+from .boost_command import read_boosting_data
 
 __all__ = ["add_parser"]
 
@@ -62,11 +61,13 @@ def add_parser(commands):
     data = rule.add_argument_group("data")
     data.add_argument("--csv", metavar="FILE", required=True)
     data.add_argument("--target", metavar="COL", required=True)
-    data.add_argument("--positive", metavar="VALUE")
     data.add_argument("--loss", choices=list(LOSSES), default="logistic")
     data.add_argument("--lam", default="2", metavar="λ")
     data.add_argument("--thresholds", default="quantile:10", metavar="all|quantile:K|width:K")
     data.add_argument("--engine", choices=sorted(BOOST_ENGINES), default="reference")
+    data.add_argument("--apx", default="1", metavar="α",
+                      help="run the engine with approximation factor α and certify its claim "
+                           "obj >= α·max (default 1: optimal)")
     data.add_argument("--json", action="store_true")
     _add_common(rule, RULE_CHECKS, ("oracle", "claim", "dinkelbach", "cardinality"))
     rule.set_defaults(run=_run_rule, parser=rule)
@@ -90,21 +91,21 @@ def _report(args, engine_line, certificate):
 
 
 def _run_rulelist(args, parser):
-    dataset = load_dataset(args, parser)
+    features, y, dataset = load_rule_list_problem(args, parser)
+    estimator = rule_list_estimator(args)
+    estimator.verbose = 0
+    if dataset is None:
+        dataset = estimator.antecedents(features, y)
     if args.antecedents is not None or args.rows is not None:
         dataset = dataset.subset(
             antecedents=None if args.antecedents is None
             else range(min(args.antecedents, dataset.n_antecedents)),
             samples=None if args.rows is None else np.arange(min(args.rows, dataset.n_samples)))
-    lam = parse_fraction("--lam", args.lam, low=0, high=1, function="optrules verify rulelist")
     checks = _checks(args.checks, RULE_LIST_CHECKS)
-    result = fit_rule_list(dataset, lam, engine=args.engine, policy=args.policy,
-                           symmetry_map=args.symmetry_map, disabled_bounds=args.disable_bound,
-                           max_nodes=args.max_nodes, max_queue=args.max_queue,
-                           time_limit=args.time_limit)
-    instance = RuleListInstance.from_dataset(dataset, lam)
+    result = estimator.fit_antecedents(dataset).result_
+    instance = RuleListInstance.from_dataset(dataset, result.lam)
     limited = result.status != "optimal"      # then it claims only the interval [bound, obj]
-    certificate = certify_rule_list(instance, result.rule_list, dataset.class_names,
+    certificate = certify_rule_list(instance, result.rule_list, dataset.classes,
                                     result.objective, checks, args.solver_time_limit,
                                     result.lower_bound if limited else None)
     engine_line = (f"{args.engine} engine: objective {result.objective} "
@@ -116,25 +117,28 @@ def _run_rulelist(args, parser):
                                    "status": f"the engine stopped at a limit; lower bound "
                                              f"{result.lower_bound}"})
     if args.save_model:
-        result.rule_list.save(args.save_model)
+        estimator.to_json(args.save_model)
     return _report(args, engine_line, certificate)
 
 
 def _run_rule(args, parser):
-    columns, y = read_features_and_target(args.csv, args.target, args.loss, args.rows)
-    loss = get_loss(args.loss, args.positive)
+    features, y = read_boosting_data(args.csv, args.target, args.loss, args.rows)
+    loss = get_loss(args.loss)
     target = loss.prepare_target(y)
     lam = parse_fraction("--lam", args.lam, low=0, high=float("inf"),
                          function="optrules verify rule", low_inclusive=True)
-    propositions = make_propositions(columns, args.thresholds)
+    propositions = make_propositions(features, args.thresholds)
     g, h = loss.gradients(target, np.zeros(target.size))   # the first boosting round
     problem = GradientProblem.from_values(propositions.extents, propositions.names, g, h, lam)
-    result = fit_rule(problem, engine=args.engine)
+    result = fit_rule(problem, engine=args.engine, apx=args.apx)
     instance = RuleInstance.from_problem(problem)
+    alpha = parse_fraction("--apx", args.apx, low=0, high=1, function="optrules verify rule",
+                           high_inclusive=True)
     certificate = certify_rule(instance, result.query, result.objective,
-                               _checks(args.checks, RULE_CHECKS), args.solver_time_limit)
+                               _checks(args.checks, RULE_CHECKS), args.solver_time_limit,
+                               alpha=alpha)
     engine_line = (f"{args.engine} engine: rule {' & '.join(result.conditions) or 'true'} "
-                   f"objective {result.objective} ({float(result.objective):.6g}), "
-                   f"{result.seconds:.3f} s [{len(propositions)} propositions, "
-                   f"{target.size} rows]")
+                   f"objective {result.objective} ({float(result.objective):.6g}), status "
+                   f"{result.status}, {result.seconds:.3f} s [{len(propositions)} "
+                   f"propositions, {target.size} rows]")
     return _report(args, engine_line, certificate)

@@ -2,6 +2,9 @@
 
 Names follow Angelino et al. (2018), §3.1: ``antecedents`` are the pre-mined
 boolean assertions s_1..s_M, ``labels`` are y_n in {0, 1} (1 = the positive class).
+Antecedents mined from feature data also carry their *conditions* (the propositions whose
+conjunction they are), so a model learned on them can be applied to new raw rows; antecedents
+read from CORELS files are opaque names.
 """
 
 from dataclasses import dataclass
@@ -22,7 +25,7 @@ class BinaryDataset:
     Attributes
     ----------
     antecedent_names : tuple of str
-        Distinct names such as ``"sex:Male,juvenile-crimes:>0"`` (no braces).
+        Distinct non-empty names such as ``"sex:Male,juvenile-crimes:>0"``.
     antecedents : ndarray of uint64, shape (M, n_words)
         Packed bitsets: bit n of row m is set when antecedent m holds for sample n.
     labels : ndarray of uint64, shape (n_words,)
@@ -31,10 +34,12 @@ class BinaryDataset:
         N, the number of samples.
     target : str
         Name of the label feature (``recidivate-within-two-years``).
-    class_names : tuple of (str, str)
-        ``(negative, positive)`` class names, e.g. ``("No", "Yes")``.
+    classes : tuple of 2 values
+        ``(negative, positive)`` class values, e.g. ``("No", "Yes")`` or ``(0, 1)``.
     minority : ndarray of uint64, shape (n_words,) or None
         Equivalent-points minority bitset (CORELS Thm 22) when known.
+    antecedent_conditions : tuple of (tuple of Proposition) or None
+        For mined antecedents, the propositions each one is the conjunction of.
     """
 
     antecedent_names: tuple
@@ -42,12 +47,13 @@ class BinaryDataset:
     labels: np.ndarray
     n_samples: int
     target: str = "label"
-    class_names: tuple = ("0", "1")
+    classes: tuple = ("0", "1")
     minority: np.ndarray | None = None
+    antecedent_conditions: tuple | None = None
 
     @classmethod
     def from_bits(cls, antecedent_names, antecedent_bits, label_bits, *, target="label",
-                  class_names=("0", "1"), minority_bits=None):
+                  classes=("0", "1"), minority_bits=None, antecedent_conditions=None):
         """Validate boolean arrays and pack them.
 
         Parameters
@@ -55,15 +61,17 @@ class BinaryDataset:
         antecedent_names : sequence of str, length M
         antecedent_bits : array-like of bool, shape (M, N)
         label_bits : array-like of bool, shape (N,)
-            True marks the positive class ``class_names[1]``.
+            True marks the positive class ``classes[1]``.
         target : str, default "label"
-        class_names : (str, str), default ("0", "1")
+        classes : (negative, positive), default ("0", "1")
+            Two distinct class values (str, int, float or bool).
         minority_bits : array-like of bool, shape (N,), optional
+        antecedent_conditions : sequence of (sequence of Proposition), length M, optional
 
         Raises
         ------
         ValueError
-            On shape mismatches, duplicate or empty antecedent names, equal class names,
+            On shape mismatches, duplicate or empty antecedent names, equal classes,
             or no samples.
         """
         names = tuple(str(name) for name in antecedent_names)
@@ -79,9 +87,14 @@ class BinaryDataset:
                 f"antecedent matrix has shape {matrix.shape} but {len(names)} names and "
                 f"{n_samples} labels were given; expected ({len(names)}, {n_samples}).")
         _check_names(names)
-        class_names = tuple(str(c) for c in class_names)
-        if len(class_names) != 2 or class_names[0] == class_names[1]:
-            raise ValueError(f"class_names must be two distinct names; got {class_names}.")
+        classes = tuple(classes)
+        if len(classes) != 2 or classes[0] == classes[1]:
+            raise ValueError(f"classes must be two distinct values; got {classes}.")
+        if antecedent_conditions is not None:
+            antecedent_conditions = tuple(tuple(c) for c in antecedent_conditions)
+            if len(antecedent_conditions) != len(names):
+                raise ValueError(f"{len(antecedent_conditions)} condition lists for "
+                                 f"{len(names)} antecedents.")
         minority = None
         if minority_bits is not None:
             minority_array = np.asarray(minority_bits, dtype=bool)
@@ -90,7 +103,8 @@ class BinaryDataset:
                                  f"expected ({n_samples},).")
             minority = bitset.pack(minority_array)
         return cls(names, bitset.pack(matrix).reshape(len(names), bitset.n_words(n_samples)),
-                   bitset.pack(labels), n_samples, str(target), class_names, minority)
+                   bitset.pack(labels), n_samples, str(target), classes, minority,
+                   antecedent_conditions)
 
     @property
     def n_antecedents(self):
@@ -109,8 +123,8 @@ class BinaryDataset:
         """A copy carrying the given equivalent-points minority bits (bool, shape (N,))."""
         return BinaryDataset.from_bits(self.antecedent_names, self.antecedent_bits(),
                                        self.label_bits(), target=self.target,
-                                       class_names=self.class_names,
-                                       minority_bits=minority_bits)
+                                       classes=self.classes, minority_bits=minority_bits,
+                                       antecedent_conditions=self.antecedent_conditions)
 
     def subset(self, antecedents=None, samples=None):
         """A new dataset restricted to some antecedent indices and/or sample indices.
@@ -118,30 +132,31 @@ class BinaryDataset:
         The equivalent-points minority is dropped, since it depends on both.
         """
         names = list(self.antecedent_names)
+        conditions = self.antecedent_conditions
         matrix = self.antecedent_bits()
         labels = self.label_bits()
         if antecedents is not None:
             antecedents = list(antecedents)
             names = [names[i] for i in antecedents]
             matrix = matrix[antecedents]
+            conditions = None if conditions is None else [conditions[i] for i in antecedents]
         if samples is not None:
             samples = np.asarray(samples)
             matrix = matrix[:, samples]
             labels = labels[samples]
         return BinaryDataset.from_bits(names, matrix, labels, target=self.target,
-                                       class_names=self.class_names)
+                                       classes=self.classes, antecedent_conditions=conditions)
 
     def __repr__(self):
         return (f"BinaryDataset({self.n_antecedents} antecedents, {self.n_samples} samples, "
-                f"target={self.target!r}, classes={self.class_names})")
+                f"target={self.target!r}, classes={self.classes})")
 
 
 def _check_names(names):
     seen = {}
     for index, name in enumerate(names):
-        if not name or any(ch.isspace() for ch in name) or "{" in name or "}" in name:
-            raise ValueError(f"antecedent {index} has an invalid name {name!r}: names must be "
-                             "non-empty without whitespace or braces.")
+        if not name:
+            raise ValueError(f"antecedent {index} has an empty name.")
         if name in seen:
             raise ValueError(f"duplicate antecedent name {name!r} (antecedents {seen[name]} "
                              f"and {index}).")

@@ -153,7 +153,7 @@ def load_corels(out_path, label_path, minor_path=None):
     if minor_path is not None:
         minority = read_minor(minor_path)
         _check_same_samples("minority", minor_path, minority.size, out_path, bits.shape[1])
-    return BinaryDataset.from_bits(names, bits, labels, target=target, class_names=class_names,
+    return BinaryDataset.from_bits(names, bits, labels, target=target, classes=class_names,
                                    minority_bits=minority)
 
 
@@ -164,20 +164,33 @@ def _check_same_samples(kind, path, n_samples, reference_path, reference_samples
 
 
 def _format_line(name, bits):
+    """One line ``{name} b b b``; the format has no escapes, so some names cannot be written."""
+    if not name or any(ch.isspace() for ch in name) or "{" in name or "}" in name:
+        raise CorelsFormatError(f"the name {name!r} cannot be written in the CORELS text format, "
+                                "whose names are non-empty and have no whitespace or braces; "
+                                "rename the column or value (the JSON model files take any "
+                                "name).")
     return "{" + name + "} " + " ".join("1" if b else "0" for b in bits) + "\n"
 
 
 def write_out(path, names, bits):
-    """Write antecedents (names, bool matrix (M, N)) as a ``.out`` file."""
-    Path(path).write_text("".join(_format_line(n, row) for n, row in zip(names, bits)),
-                          encoding="utf-8")
+    """Write antecedents (names, bool matrix (M, N)) as a ``.out`` file.
+
+    Raises
+    ------
+    CorelsFormatError
+        If a name is empty or has whitespace or braces (nothing is written then).
+    """
+    text = "".join(_format_line(n, row) for n, row in zip(names, bits))
+    Path(path).write_text(text, encoding="utf-8")
 
 
-def write_label(path, target, class_names, labels):
-    """Write labels (bool, True = ``class_names[1]``) as a two-line ``.label`` file."""
+def write_label(path, target, classes, labels):
+    """Write labels (bool, True = ``classes[1]``) as a two-line ``.label`` file."""
     labels = np.asarray(labels, dtype=bool)
-    Path(path).write_text(_format_line(f"{target}:{class_names[0]}", ~labels)
-                          + _format_line(f"{target}:{class_names[1]}", labels), encoding="utf-8")
+    text = (_format_line(f"{target}:{classes[0]}", ~labels)
+            + _format_line(f"{target}:{classes[1]}", labels))
+    Path(path).write_text(text, encoding="utf-8")
 
 
 def write_minor(path, minority):
@@ -189,9 +202,9 @@ def write_minor(path, minority):
 def save_corels(dataset, out_path, label_path, minor_path=None):
     """Write a :class:`BinaryDataset` in CORELS formats (``.minor`` only if it has one)."""
     write_out(out_path, dataset.antecedent_names, dataset.antecedent_bits())
-    write_label(label_path, dataset.target, dataset.class_names, dataset.label_bits())
+    write_label(label_path, dataset.target, dataset.classes, dataset.label_bits())
     if minor_path is not None:
         if dataset.minority is None:
             raise ValueError("the dataset has no equivalent-points minority to write; compute "
-                             "it with optrules.equivalent_points.minority_bits first.")
+                             "it with optrules.rule_lists.equivalent_points.minority_bits first.")
         write_minor(minor_path, bitset.unpack(dataset.minority, dataset.n_samples))

@@ -1,45 +1,67 @@
-"""Propositions for rule boosting: threshold and category tests on mixed-type features.
+"""Propositions on features: threshold and category tests, their cut points and extents.
 
-Boley et al. (2021), §2.2: rules are conjunctions of "atomic" propositions; for real features
-the propositions are thresholds ``x<=t`` and ``x>t``, and categorical features give ``x==v``
-and ``x!=v``. A missing value (NaN, None or an empty string) satisfies no proposition on its
-column.
+A :class:`Proposition` is ``feature <= t`` or ``feature > t`` on a numeric feature, or
+``feature == v`` or ``feature != v`` on a categorical one (Boley et al. 2021, §2.2: rules are
+conjunctions of such "atomic" propositions; CORELS antecedents are conjunctions of ``==`` and
+threshold items). A missing value satisfies no proposition on its column, ``!=`` included.
+
+Cut points of a numeric column (non-missing values, distinct values v_1 < ... < v_k), chosen by
+:func:`numeric_thresholds`:
+
+* ``"all"``: one cut in every gap (v_i, v_{i+1});
+* ``"quantile:K"``: the K empirical quantiles at j/(K+1), j = 1..K (numpy's linear method),
+  duplicates dropped and only those with min <= t < max kept;
+* ``"width:K"``: the K-1 interior edges of K equal-width bins over [min, max].
+
+Every cut is then replaced by the **shortest decimal that splits the training values the same
+way** (``17.38`` rather than ``17.384999999999998``): for a cut t with training values
+``below <= t < above`` around it, the decimal with fewest significant digits in the open gap
+(below, above), or in [below, above) when t is itself a training value (quantile cuts often
+are); among equally short ones the closest to t, then the smaller. The printed threshold is the
+threshold the model uses, so a printed rule means exactly what it says, on new data too.
 
 Proposition order (it fixes the core queries of Algorithm 1, §3.2): columns in input order;
 within a numeric column all ``x<=t`` with t ascending, then all ``x>t`` with t ascending; within
 a categorical column all ``x==v`` with v in sorted string order, then all ``x!=v`` likewise.
-
-Thresholds of a numeric column (non-missing values, distinct values v_1 < ... < v_k):
-
-* ``"all"``: every midpoint (v_i + v_{i+1})/2;
-* ``"quantile:K"``: the K empirical quantiles at j/(K+1), j = 1..K (numpy's linear method),
-  duplicates dropped and only those with min <= t < max kept;
-* ``"width:K"``: the K-1 interior edges of K equal-width bins over [min, max].
 """
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
 from optrules.data import bitset
+from optrules.data.table import as_features
+from optrules.validation import parse_thresholds
 
-__all__ = ["Proposition", "Features", "PropositionSet", "as_features", "make_propositions",
-           "parse_thresholds"]
+__all__ = ["Proposition", "PropositionSet", "make_propositions", "numeric_thresholds",
+           "shortest_separating_decimal", "format_value"]
 
 
 @dataclass(frozen=True)
 class Proposition:
-    """``feature <op> value`` with op in ``<=``, ``>`` (numeric) or ``==``, ``!=`` (categorical)."""
+    """``feature <op> value`` with op in ``<=``, ``>`` (numeric) or ``==``, ``!=`` (categorical).
+
+    Examples
+    --------
+    >>> p = Proposition("mean radius", "<=", 17.38)
+    >>> p.name, p.evaluate(np.array([17.0, 18.0, np.nan])).tolist()
+    ('mean radius<=17.38', [True, False, False])
+    """
 
     feature: str
     operator: str
     value: object  # float threshold or category string
 
     @property
+    def numeric(self):
+        return self.operator in ("<=", ">")
+
+    @property
     def name(self):
-        """Exact name, e.g. ``x<=0.5543891869663486`` (thresholds written with repr)."""
-        return f"{self.feature}{self.operator}{_format_value(self.value)}"
+        """``feature<op>value``, thresholds in their shortest round-trip form (``x<=2``)."""
+        return f"{self.feature}{self.operator}{format_value(self.value)}"
 
     @property
     def label(self):
@@ -48,179 +70,120 @@ class Proposition:
         return f"{self.feature}{self.operator}{shown}"
 
     def evaluate(self, column):
-        """Boolean vector: which entries of ``column`` (float array or object array) satisfy it."""
-        if self.operator in ("<=", ">"):
-            try:
-                values = np.array([math.nan if _is_missing(c) else float(c) for c in column])
-            except (TypeError, ValueError) as error:
-                raise ValueError(f"feature {self.feature!r} is numeric in the model but the data "
-                                 f"has a non-numeric value ({error}).") from None
-            present = ~np.isnan(values)
+        """Boolean vector: which cells of a canonical column satisfy the proposition.
+
+        ``column`` is a float array (NaN = missing) for a threshold and an object array of str
+        (None = missing) for a category test, as :class:`~optrules.data.table.Features` holds.
+        """
+        if self.numeric:
+            values = np.asarray(column, dtype=float)
             with np.errstate(invalid="ignore"):
                 held = values <= self.value if self.operator == "<=" else values > self.value
-            return held & present
-        if np.asarray(column).dtype.kind == "f":
-            # new data in which this categorical column parsed as numeric: compare numbers
-            values = np.asarray(column, dtype=float)
-            present = ~np.isnan(values)
-            equal = values == _as_number(self.value)
-        else:
-            present = np.array([cell is not None for cell in column], dtype=bool)
-            equal = np.array([cell == self.value for cell in column], dtype=bool)
+            return held & ~np.isnan(values)
+        present = np.array([cell is not None for cell in column], dtype=bool)
+        equal = np.array([cell == self.value for cell in column], dtype=bool)
         return (equal if self.operator == "==" else ~equal) & present
 
+    def to_json(self):
+        """``[feature, operator, value]``; thresholds are JSON numbers (exact round trip)."""
+        return [self.feature, self.operator, self.value]
 
-def _as_number(text):
-    try:
-        return float(text)
-    except ValueError:
-        return math.nan
+    @classmethod
+    def from_json(cls, item):
+        """Inverse of :meth:`to_json`; ValueError for anything else."""
+        if not (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str)
+                and item[1] in ("<=", ">", "==", "!=")):
+            raise ValueError(f"a condition must be [feature, operator, value] with operator "
+                             f"'<=', '>', '==' or '!='; got {item!r}.")
+        feature, operator, value = item
+        if operator in ("<=", ">"):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+                    not math.isfinite(value):
+                raise ValueError(f"the threshold of condition {item!r} must be a finite number.")
+            return cls(feature, operator, float(value))
+        if not isinstance(value, str):
+            raise ValueError(f"the category of condition {item!r} must be a string.")
+        return cls(feature, operator, value)
 
 
-def _format_value(value):
+def format_value(value):
+    """A threshold as its shortest round-trip decimal without a trailing ``.0``; text as is."""
     if isinstance(value, float):
         text = repr(value)
         return text[:-2] if text.endswith(".0") else text
     return str(value)
 
 
-@dataclass(frozen=True, eq=False)
-class Features:
-    """Feature columns in canonical form: float arrays (NaN = missing) or object arrays of str
-    (None = missing)."""
+def numeric_thresholds(values, thresholds):
+    """Cut points of one numeric column (float array, NaN = missing), ascending, as floats.
 
-    names: tuple
-    columns: tuple
-    numeric: tuple
+    Parameters
+    ----------
+    values : ndarray of float
+    thresholds : {"all", "quantile:K", "width:K"}
 
-    @property
-    def n_samples(self):
-        return len(self.columns[0]) if self.columns else 0
-
-    def column(self, name):
-        try:
-            return self.columns[self.names.index(name)]
-        except ValueError:
-            raise ValueError(f"feature {name!r} is not a column of the data; columns are "
-                             f"{list(self.names)}.") from None
-
-
-def as_features(data, feature_names=None):
-    """Canonicalise a 2-D numpy array, a pandas DataFrame or a mapping of columns.
-
-    Numeric numpy dtypes and columns whose every non-missing value parses as a finite float are
-    numeric; everything else is categorical (values compared as strings).
-
-    Raises
-    ------
-    ValueError
-        On ragged columns, a wrong number of feature names, duplicate names, or no columns.
-    TypeError
-        For an unsupported container.
+    Examples
+    --------
+    >>> numeric_thresholds(np.array([17.37, 17.40, np.nan, 20.0]), "all")
+    [17.38, 19.0]
     """
-    if isinstance(data, Features):
-        return data
-    if hasattr(data, "columns") and hasattr(data, "__getitem__") and not isinstance(data, dict):
-        names = [str(c) for c in data.columns]
-        raw = [np.asarray(data[c]) for c in data.columns]
-    elif isinstance(data, dict):
-        names = [str(c) for c in data]
-        raw = [_as_array(v) for v in data.values()]
-    elif isinstance(data, (np.ndarray, list, tuple)):
-        array = _as_array(data)
-        if array.ndim != 2:
-            raise ValueError(f"feature data must be 2-D (samples x features); got shape "
-                             f"{array.shape}.")
-        names = [f"x{j}" for j in range(array.shape[1])]
-        raw = [array[:, j] for j in range(array.shape[1])]
-    else:
-        raise TypeError(f"feature data must be a numpy array, a pandas DataFrame or a dict of "
-                        f"columns; got {type(data).__name__}.")
-    if feature_names is not None:
-        if len(feature_names) != len(names):
-            raise ValueError(f"{len(feature_names)} feature names given for {len(names)} "
-                             "columns.")
-        names = [str(n) for n in feature_names]
-    if not names:
-        raise ValueError("feature data has no columns.")
-    if len(set(names)) != len(names):
-        duplicate = next(n for n in names if names.count(n) > 1)
-        raise ValueError(f"duplicate feature name {duplicate!r}.")
-    lengths = {len(column) for column in raw}
-    if len(lengths) != 1:
-        raise ValueError(f"feature columns have different lengths: {sorted(lengths)}.")
-    columns, numeric = [], []
-    for name, column in zip(names, raw):
-        canonical, is_numeric = _canonical_column(name, column)
-        columns.append(canonical)
-        numeric.append(is_numeric)
-    return Features(tuple(names), tuple(columns), tuple(numeric))
-
-
-def _as_array(values):
-    """``np.asarray``, but a Python sequence mixing strings and NaN stays an object array
-    (numpy would turn NaN into the category 'nan')."""
-    array = np.asarray(values)
-    if array.dtype.kind in "US" and not isinstance(values, np.ndarray):
-        array = np.asarray(values, dtype=object)
-    return array
-
-
-def _is_missing(cell):
-    if cell is None or (isinstance(cell, str) and cell == ""):
-        return True
-    if isinstance(cell, float):
-        return math.isnan(cell)
-    return type(cell).__name__ == "NAType"  # pandas.NA (its truth value is ambiguous)
-
-
-def _canonical_column(name, column):
-    if column.dtype.kind in "iufb":
-        values = column.astype(float)
-        if np.isinf(values).any():
-            raise ValueError(f"feature {name!r} contains an infinite value.")
-        return values, True
-    cells = [None if _is_missing(c) else str(c).strip() for c in column.tolist()]
-    cells = [None if c == "" else c for c in cells]
-    try:
-        parsed = [float(c) for c in cells if c is not None]
-        if parsed and all(math.isfinite(v) for v in parsed):  # "nan"/"inf" text: categorical
-            return np.array([math.nan if c is None else float(c) for c in cells]), True
-    except ValueError:
-        pass
-    return np.array(cells, dtype=object), False
-
-
-def parse_thresholds(spec):
-    """Validate a threshold choice: ``"all"``, ``"quantile:K"`` or ``"width:K"`` (K >= 1)."""
-    if spec == "all":
-        return ("all", None)
-    kind, _, count = str(spec).partition(":")
-    if kind in ("quantile", "width") and count.isdigit() and int(count) >= 1:
-        return (kind, int(count))
-    raise ValueError(f"thresholds must be 'all', 'quantile:K' or 'width:K' with an integer "
-                     f"K >= 1; got {spec!r}.")
-
-
-def _thresholds(values, spec):
+    kind, count = parse_thresholds(thresholds)
     present = values[~np.isnan(values)]
     if present.size == 0:
         return []
     distinct = np.unique(present)
-    kind, count = spec
     if kind == "all":
         lower, upper = distinct[:-1], distinct[1:]
         with np.errstate(over="ignore"):
-            middle = (lower + upper) / 2
-        # a rounded midpoint can equal the upper value (neighbouring floats) or overflow; the
-        # lower value then splits the pair instead
-        cuts = np.where((lower <= middle) & (middle < upper), middle, lower)
+            cuts = (lower + upper) / 2
+        # a rounded midpoint can equal a neighbour or overflow; the gap is then split below
+        cuts = np.where((lower < cuts) & (cuts < upper), cuts, lower)
     elif kind == "quantile":
         cuts = np.quantile(present, [j / (count + 1) for j in range(1, count + 1)])
     else:
         low, high = distinct[0], distinct[-1]
-        cuts = [low + j * (high - low) / count for j in range(1, count)]
-    return sorted({float(t) for t in cuts if distinct[0] <= t < distinct[-1]})
+        cuts = np.array([low + j * (high - low) / count for j in range(1, count)])
+    chosen = []
+    for cut in sorted({float(t) for t in cuts if distinct[0] <= t < distinct[-1]}):
+        position = int(np.searchsorted(distinct, cut, side="right"))
+        below, above = float(distinct[position - 1]), float(distinct[position])
+        decimal = shortest_separating_decimal(cut, below, above)
+        if not chosen or chosen[-1] != decimal:
+            chosen.append(decimal)
+    return chosen
+
+
+def shortest_separating_decimal(cut, below, above):
+    """The shortest decimal splitting the training values as ``cut`` does (module docstring).
+
+    ``below <= cut < above`` are the training values around the cut. The result ``d`` is a
+    float with ``below < d < above`` (``below <= d`` when ``cut == below``) whose shortest repr
+    has the fewest significant digits; ties go to the one closest to ``cut``, then the smaller.
+
+    Examples
+    --------
+    >>> shortest_separating_decimal(17.384999999999998, 17.37, 17.4)
+    17.38
+    >>> shortest_separating_decimal(3.0, 3.0, 3.5), shortest_separating_decimal(1.5, 1.0, 2.0)
+    (3.0, 1.5)
+    """
+    closed = cut == below
+    low, high, target = Fraction(below), Fraction(above), Fraction(cut)
+    magnitude = max(abs(low), abs(high), Fraction(1, 10 ** 300))
+    exponent = len(str(math.ceil(magnitude))) + 1      # 10**exponent > every candidate
+    while exponent > -400:
+        step = Fraction(10) ** exponent
+        first = math.ceil(low / step) if closed else math.floor(low / step) + 1
+        last = math.ceil(high / step) - 1
+        if first <= last:
+            nearest = min(max(math.floor(target / step), first), last)
+            options = {nearest, min(nearest + 1, last)}
+            for k in sorted(options, key=lambda k: (abs(k * step - target), k)):
+                decimal = float(k * step)   # correctly rounded: same float as the decimal text
+                if (below <= decimal if closed else below < decimal) and decimal < above:
+                    return decimal
+        exponent -= 1
+    return cut
 
 
 @dataclass(frozen=True, eq=False)
@@ -250,12 +213,6 @@ class PropositionSet:
         """Extent of proposition j as a sorted array of sample indices."""
         return np.flatnonzero(bitset.unpack(self.extents[j], self.n_samples))
 
-    def evaluate(self, data):
-        """Boolean matrix (d, m) of the propositions on new feature data."""
-        features = as_features(data)
-        return np.array([p.evaluate(features.column(p.feature)) for p in self.propositions],
-                        dtype=bool).reshape(len(self.propositions), features.n_samples)
-
 
 def make_propositions(data, thresholds="quantile:10", feature_names=None):
     """Build the proposition set of some feature data (see the module docstring for order).
@@ -277,11 +234,11 @@ def make_propositions(data, thresholds="quantile:10", feature_names=None):
     ('x<=1.5', 'x<=2.5', 'x>1.5', 'x>2.5', 'c==a', 'c==b', 'c!=a', 'c!=b')
     """
     features = as_features(data, feature_names)
-    spec = parse_thresholds(thresholds)
+    parse_thresholds(thresholds)
     propositions = []
     for name, column, is_numeric in zip(features.names, features.columns, features.numeric):
         if is_numeric:
-            cuts = _thresholds(column, spec)
+            cuts = numeric_thresholds(column, thresholds)
             propositions += [Proposition(name, "<=", t) for t in cuts]
             propositions += [Proposition(name, ">", t) for t in cuts]
         else:

@@ -1,56 +1,229 @@
-"""Tabular input: a CSV file or columns of strings, one binary target column.
+"""Tabular input: CSV files, numpy arrays, pandas DataFrames and dicts of columns, canonicalised.
 
-A column whose every non-missing cell parses as a finite number is *numeric*; any other
-column is *categorical*. An empty cell is missing. The target column must have exactly two
-distinct non-missing values; ``0``/``1`` targets are named ``No``/``Yes`` as in the CORELS
-label files, any other pair is ordered by string value (negative first) unless
-``positive`` names the positive class.
+Every method starts from :class:`Features`, the canonical form of feature data: one column per
+feature, each either *numeric* (a float array, NaN = missing) or *categorical* (an object array
+of strings, None = missing). :func:`as_features` decides which:
+
+* numeric numpy dtypes (integers, floats) are numeric;
+* booleans and pandas ``category`` columns are categorical (values ``"True"``/``"False"``, or
+  the category's text), whatever their values look like;
+* any other column (text, Python objects) is numeric when every non-missing cell is a number or
+  text that parses as a finite number (so a CSV's ``"1.5"`` and a DataFrame's ``1.5`` give the
+  same model), and categorical otherwise; categories are compared as stripped text.
+
+A missing cell (empty or whitespace-only text, None, NaN, ``pandas.NA``) satisfies no test on
+its column. Feature and category names may be any text: spaces, commas and colons included.
+
+Raises ``ValueError`` for complex numbers and infinite values and ``TypeError`` for cells that
+are neither text nor numbers (a dict, a list), naming the column.
 """
 
 import csv
 import math
+import numbers
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["Table", "read_csv", "read_csv_columns", "table_from_columns"]
-
-_RESERVED = (",", "{", "}")
+__all__ = ["Features", "as_features", "read_csv", "read_csv_columns"]
 
 
 @dataclass(frozen=True, eq=False)
-class Table:
-    """Feature columns of strings plus a binary label vector.
+class Features:
+    """Feature columns in canonical form.
 
     Attributes
     ----------
-    feature_names : tuple of str
-    columns : tuple of tuple of str
-        ``columns[j][n]`` is the raw cell of feature j in row n ("" = missing).
+    names : tuple of str
+        Distinct feature names.
+    columns : tuple of ndarray
+        ``columns[j]`` is a float array (numeric feature, NaN = missing) or an object array of
+        str (categorical feature, None = missing).
     numeric : tuple of bool
-        Whether each feature column is numeric.
-    target : str
-    class_names : (str, str)
-        ``(negative, positive)``.
-    labels : ndarray of bool, shape (N,)
-        True for the positive class.
+        Whether each feature is numeric.
     """
 
-    feature_names: tuple
+    names: tuple
     columns: tuple
     numeric: tuple
-    target: str
-    class_names: tuple
-    labels: np.ndarray
 
     @property
     def n_samples(self):
-        return self.labels.size
+        return len(self.columns[0]) if self.columns else 0
 
-    def column_values(self, j):
-        """Numeric column j as float array with NaN for missing cells."""
-        return np.array([float(cell) if cell != "" else math.nan for cell in self.columns[j]])
+    @property
+    def n_features(self):
+        return len(self.names)
+
+    def column(self, name):
+        """The canonical column of feature ``name``; ValueError naming the known features."""
+        try:
+            return self.columns[self.names.index(name)]
+        except ValueError:
+            raise ValueError(f"feature {name!r} is not a column of the data; columns are "
+                             f"{list(self.names)}.") from None
+
+    def take(self, rows):
+        """The same features restricted to some rows (an index array or slice)."""
+        return Features(self.names, tuple(column[rows] for column in self.columns), self.numeric)
+
+
+def as_features(data, feature_names=None, numeric=None):
+    """Canonicalise a 2-D array, a pandas DataFrame or a mapping ``name -> column``.
+
+    Parameters
+    ----------
+    data : ndarray, list of rows, DataFrame, dict of columns or Features
+    feature_names : sequence of str, optional
+        Names for the columns (default: the DataFrame's or dict's, else ``x0, x1, ...``).
+    numeric : sequence of bool, optional
+        Force each column's kind instead of inferring it (a fitted model reads new data with
+        the kinds it was trained on): a numeric column must hold numbers, a categorical one is
+        read as text.
+
+    Returns
+    -------
+    Features
+
+    Raises
+    ------
+    ValueError
+        On ragged columns, a wrong number of feature names, duplicate names, no columns, not
+        2-D data, complex or infinite values.
+    TypeError
+        For an unsupported container, a sparse matrix, or cells that are neither text nor
+        numbers.
+
+    Examples
+    --------
+    >>> f = as_features({"mean radius": [17.99, 20.57], "sex": ["M", "F"], "ok": [True, False]})
+    >>> f.names, f.numeric
+    (('mean radius', 'sex', 'ok'), (True, False, False))
+    >>> f.column("ok").tolist()
+    ['True', 'False']
+    """
+    if isinstance(data, Features) and numeric is None and feature_names is None:
+        return data
+    if isinstance(data, Features):   # renamed or re-read: keep its kinds unless forced
+        numeric = data.numeric if numeric is None else numeric
+        data = dict(zip(data.names, data.columns))
+    if hasattr(data, "toarray") and hasattr(data, "nnz"):
+        raise TypeError("sparse input is not supported: optrules takes dense feature data; "
+                        "convert a sparse matrix with X.toarray().")
+    if hasattr(data, "columns") and hasattr(data, "__getitem__") and not isinstance(data, dict):
+        names = [str(c) for c in data.columns]
+        raw = [_frame_column(data[c]) for c in data.columns]
+    elif isinstance(data, dict):
+        names = [str(c) for c in data]
+        raw = [(_as_array(v), False) for v in data.values()]
+    elif isinstance(data, (np.ndarray, list, tuple)):
+        array = _as_array(data)
+        if array.ndim != 2:
+            raise ValueError(f"feature data must be 2-D (samples x features); got an array of "
+                             f"shape {array.shape}. Reshape 1-D data with X.reshape(-1, 1) for "
+                             "one feature or X.reshape(1, -1) for one sample.")
+        names = [f"x{j}" for j in range(array.shape[1])]
+        raw = [(array[:, j], False) for j in range(array.shape[1])]
+    else:
+        raise TypeError(f"feature data must be a numpy array, a pandas DataFrame or a dict of "
+                        f"columns; got {type(data).__name__}.")
+    if feature_names is not None:
+        if len(feature_names) != len(names):
+            raise ValueError(f"{len(feature_names)} feature names given for {len(names)} "
+                             "columns.")
+        names = [str(n) for n in feature_names]
+    if not names:
+        raise ValueError("feature data has no columns.")
+    if len(set(names)) != len(names):
+        duplicate = next(n for n in names if names.count(n) > 1)
+        raise ValueError(f"duplicate feature name {duplicate!r}.")
+    lengths = {len(column) for column in raw}
+    if len(lengths) != 1:
+        raise ValueError(f"feature columns have different lengths: {sorted(lengths)}.")
+    if numeric is not None and len(numeric) != len(names):
+        raise ValueError(f"{len(numeric)} column kinds given for {len(names)} columns.")
+    columns, kinds = [], []
+    for j, (name, (column, categorical)) in enumerate(zip(names, raw)):
+        forced = None if numeric is None else bool(numeric[j])
+        canonical, is_numeric = _canonical_column(name, column, categorical, forced)
+        columns.append(canonical)
+        kinds.append(is_numeric)
+    return Features(tuple(names), tuple(columns), tuple(kinds))
+
+
+def _frame_column(series):
+    """(values, always categorical?) of a DataFrame column; category columns stay categorical."""
+    categorical = str(getattr(series, "dtype", "")) == "category"
+    return np.asarray(series, dtype=object if categorical else None), categorical
+
+
+def _as_array(values):
+    """``np.asarray``, but a Python sequence mixing strings and NaN stays an object array (numpy
+    would turn NaN into the category 'nan')."""
+    array = np.asarray(values)
+    if array.dtype.kind in "US" and not isinstance(values, np.ndarray):
+        array = np.asarray(values, dtype=object)
+    return array
+
+
+def _is_missing(cell):
+    if cell is None or (isinstance(cell, str) and cell.strip() == ""):
+        return True
+    if isinstance(cell, (float, np.floating)):
+        return math.isnan(cell)
+    return type(cell).__name__ in ("NAType", "NaTType")  # pandas.NA / NaT (ambiguous truth)
+
+
+def _canonical_column(name, column, categorical, forced):
+    """(canonical column, numeric?) of one raw column; ``forced`` overrides the inference."""
+    kind = column.dtype.kind
+    if kind == "c":
+        raise ValueError(f"Complex data not supported: feature {name!r} holds complex numbers.")
+    if kind in "iuf" and not categorical and forced is not False:
+        values = column.astype(float)
+        if np.isinf(values).any():
+            raise ValueError(f"feature {name!r} contains an infinite value.")
+        return values, True
+    cells = [None if _is_missing(c) else _cell_text(name, c) for c in column.tolist()]
+    if forced is None and (categorical or kind == "b"):
+        forced = False
+    if forced is not False:
+        try:
+            parsed = [float(c) for c in cells if c is not None]
+        except ValueError:
+            parsed = None
+        # "nan"/"inf" text makes a column categorical
+        if parsed is not None and all(math.isfinite(v) for v in parsed) and \
+                (parsed or forced):
+            return np.array([math.nan if c is None else float(c) for c in cells]), True
+        if forced:
+            bad = next(c for c in cells if c is not None and not _is_finite_number(c))
+            raise ValueError(f"feature {name!r} is numeric in the model, but the data has the "
+                             f"value {bad!r}.")
+    return np.array(cells, dtype=object), False
+
+
+def _is_integer_literal(text):
+    digits = text[1:] if text[:1] in "+-" else text
+    return digits.isascii() and digits.isdigit()
+
+
+def _is_finite_number(text):
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
+
+
+def _cell_text(name, cell):
+    if isinstance(cell, (str, bool, np.bool_)) or isinstance(cell, numbers.Number):
+        if isinstance(cell, complex):
+            raise ValueError(f"Complex data not supported: feature {name!r} holds complex "
+                             "numbers.")
+        return str(cell).strip()
+    raise TypeError(f"feature {name!r} has a cell of type {type(cell).__name__} ({cell!r}); "
+                    "every cell must be a string or a number.")
 
 
 def read_csv_columns(path):
@@ -87,103 +260,46 @@ def read_csv_columns(path):
     return columns
 
 
-def read_csv(path, target, positive=None):
-    """Read a CSV file with a header row into a :class:`Table`.
+def read_csv(path, target=None):
+    """Read a CSV file into canonical features and, optionally, the raw target cells.
 
     Parameters
     ----------
     path : str or Path
-    target : str
-        Name of the label column.
-    positive : str, optional
-        The positive class value; by default ``1`` for 0/1 targets, else the larger value.
+    target : str, optional
+        Name of the target column, which is split off the features.
+
+    Returns
+    -------
+    features : Features
+    target : ndarray or None
+        The target column (None when ``target`` is not given): integers when every cell is an
+        integer literal such as ``0`` or ``-1`` (so classes sort as numbers), else the text.
 
     Raises
     ------
     ValueError
-        If the file cannot be read, is empty, lacks the target column, has a row with the
-        wrong number of fields, or its target is not binary. Messages name file and line.
+        If the file cannot be read, is malformed (messages name the file and line), lacks the
+        target column, or a target cell is missing.
     """
     columns = read_csv_columns(path)
+    cells = None
+    if target is not None:
+        if target not in columns:
+            raise ValueError(f"{path}: target column {target!r} not found; columns are "
+                             f"{sorted(columns)}.")
+        cells = np.array(columns.pop(target), dtype=object)
+        missing = np.flatnonzero(cells == "")
+        if missing.size:
+            raise ValueError(f"{path}: target column {target!r} is missing in {missing.size} "
+                             f"row(s) (first: data row {missing[0] + 1}).")
+        if all(_is_integer_literal(cell) for cell in cells):
+            cells = np.array([int(cell) for cell in cells], dtype=object)
+    if not columns:
+        raise ValueError(f"{path}: no feature columns besides the target {target!r}.")
     try:
-        return table_from_columns(columns, target, positive)
-    except ValueError as error:
-        raise ValueError(f"{path}: {error}") from error
-
-
-def table_from_columns(columns, target, positive=None):
-    """Build a :class:`Table` from a mapping ``name -> sequence of cells`` (strings or numbers).
-
-    Raises
-    ------
-    ValueError
-        Unknown target, ragged columns, non-binary or missing target values, or names and
-        values that cannot be written as antecedents (they may not contain ``,``, braces or
-        whitespace; feature names may not contain ``:``).
-    """
-    columns = {str(name): tuple("" if _is_missing(c) else str(c).strip() for c in cells)
-               for name, cells in columns.items()}
-    if target not in columns:
-        raise ValueError(f"target column {target!r} not found; columns are {sorted(columns)}.")
-    lengths = {len(cells) for cells in columns.values()}
-    if len(lengths) != 1:
-        raise ValueError(f"columns have different lengths: {sorted(lengths)}.")
-    target_cells = columns.pop(target)
-    missing = [n for n, cell in enumerate(target_cells) if cell == ""]
-    if missing:
-        raise ValueError(f"target column {target!r} is missing in {len(missing)} row(s) "
-                         f"(first: data row {missing[0] + 1}).")
-    negative_value, positive_value = _class_values(target, target_cells, positive)
-    labels = np.array([cell == positive_value for cell in target_cells], dtype=bool)
-    # CORELS' label files call a 0/1 target's classes No and Yes.
-    class_names = (("No", "Yes") if (negative_value, positive_value) == ("0", "1")
-                   else (negative_value, positive_value))
-    _check_text(f"target column name {target!r}", target, extra=(":",))
-    for value in class_names:
-        _check_text(f"class {value!r} of target column {target!r}", value)
-    names = tuple(columns)
-    for name in names:
-        _check_text(f"column name {name!r}", name, extra=(":",))
-    numeric = tuple(_is_numeric(columns[name]) for name in names)
-    for name, is_numeric in zip(names, numeric):
-        if not is_numeric:
-            for cell in sorted(set(columns[name]) - {""}):
-                _check_text(f"value {cell!r} of column {name!r}", cell)
-    return Table(names, tuple(columns[name] for name in names), numeric, target, class_names,
-                 labels)
-
-
-def _class_values(target, cells, positive):
-    """The target's (negative, positive) raw values."""
-    values = sorted(set(cells))
-    if len(values) != 2:
-        shown = values[:5] + (["..."] if len(values) > 5 else [])
-        raise ValueError(f"target column {target!r} must have exactly 2 distinct values; "
-                         f"found {len(values)}: {shown}.")
-    if positive is not None:
-        if positive not in values:
-            raise ValueError(f"positive class {positive!r} is not a value of target column "
-                             f"{target!r}; values are {values}.")
-        return (values[0] if values[1] == positive else values[1], positive)
-    return (values[0], values[1])
-
-
-def _is_missing(cell):
-    return cell is None or (isinstance(cell, float) and math.isnan(cell))
-
-
-def _is_numeric(cells):
-    present = [cell for cell in cells if cell != ""]
-    if not present:
-        return False
-    try:
-        return all(math.isfinite(float(cell)) for cell in present)
-    except ValueError:
-        return False
-
-
-def _check_text(what, text, extra=()):
-    bad = [ch for ch in _RESERVED + tuple(extra) if ch in text]
-    if not text or bad or any(ch.isspace() for ch in text):
-        problem = f"contains {bad[0]!r}" if bad else "is empty or contains whitespace"
-        raise ValueError(f"{what} {problem}; antecedent names cannot represent it.")
+        features = as_features({name: np.array(cells_, dtype=object)
+                                for name, cells_ in columns.items()})
+    except (ValueError, TypeError) as error:
+        raise type(error)(f"{path}: {error}") from error
+    return features, cells

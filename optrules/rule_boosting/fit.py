@@ -8,7 +8,6 @@ empty query ⊤ (weight by eq. 2.2) is added before the k searched rules and not
 
 import importlib
 import math
-import numbers
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -16,13 +15,15 @@ from fractions import Fraction
 import numpy as np
 
 from optrules.data import bitset
-from optrules.rule_boosting.model import BoostedRule, RuleEnsemble, RuleSearchResult
+from optrules.data.propositions import PropositionSet, make_propositions
 from optrules.rule_boosting.gradient_problem import GradientProblem
 from optrules.rule_boosting.losses import get_loss
-from optrules.validation import parse_fraction
-from optrules.data.propositions import PropositionSet, make_propositions
+from optrules.rule_boosting.model import BoostedRule, RuleEnsemble, RuleSearchResult
+from optrules.validation import (Boolean, Callable, ExactFraction, Integer, Options, Real,
+                                 Thresholds, validate_params)
 
-__all__ = ["fit_rule_ensemble", "fit_rule", "BaseLearnerConfig", "ENGINES", "SEARCHES"]
+__all__ = ["fit_rule_ensemble", "fit_rule", "BaseLearnerConfig", "ENGINES", "SEARCHES",
+           "BASE_LEARNER_CONSTRAINTS", "ENSEMBLE_CONSTRAINTS"]
 
 #: Engine name -> module holding ``optimal_rule`` and ``greedy_rule``.
 ENGINES = {"reference": "optrules.reference.rule_boosting"}
@@ -41,36 +42,38 @@ class BaseLearnerConfig:
     time_limit: float | None = None
 
 
-def _positive_int(name, value, allow_none=True):
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"The {name!r} parameter must be a positive integer"
-                         f"{' or None' if allow_none else ''}. Got {value!r} instead.")
-    return int(value)
+#: Parameters of one base-learner run (fit_rule) and what each may be.
+BASE_LEARNER_CONSTRAINTS = {
+    "search": [Options(SEARCHES)],
+    "engine": [Options(ENGINES)],
+    "apx": [ExactFraction(0, 1, high_inclusive=True)],
+    "max_depth": [Integer(1), None],
+    "bound_pruning": [Boolean()],
+    "equivalence_pruning": [Boolean()],
+    "max_nodes": [Integer(1), None],
+    "time_limit": [Real(), None],
+}
+
+#: Parameters of fit_rule_ensemble (besides the data and the loss) and what each may be.
+ENSEMBLE_CONSTRAINTS = dict(
+    {name: BASE_LEARNER_CONSTRAINTS[name]
+     for name in ("search", "engine", "apx", "max_depth", "max_nodes", "time_limit")},
+    n_rules=[Integer(1)],
+    lam=[ExactFraction(0, math.inf, low_inclusive=True)],
+    thresholds=[Thresholds()],
+    intercept=[Boolean()],
+    progress=[Callable(), None])
 
 
-def _config(apx, max_depth, bound_pruning, equivalence_pruning, max_nodes, time_limit):
-    alpha = parse_fraction("apx", apx, low=0, high=1, function="rule boosting",
-                           high_inclusive=True)
-    if time_limit is not None and (isinstance(time_limit, bool) or
-                                   not isinstance(time_limit, numbers.Real) or
-                                   not 0 < time_limit < math.inf):
-        raise ValueError(f"The 'time_limit' parameter must be a positive number of seconds or "
-                         f"None. Got {time_limit!r} instead.")
-    return BaseLearnerConfig(alpha, _positive_int("max_depth", max_depth), bool(bound_pruning),
-                             bool(equivalence_pruning), _positive_int("max_nodes", max_nodes),
-                             time_limit)
+def _config(given):
+    return BaseLearnerConfig(given["apx"], given["max_depth"],
+                             given.get("bound_pruning", True),
+                             given.get("equivalence_pruning", True), given["max_nodes"],
+                             given["time_limit"])
 
 
-def _learner(engine, search):
-    if engine not in ENGINES:
-        raise ValueError(f"The 'engine' parameter must be one of {list(ENGINES)}. "
-                         f"Got {engine!r} instead.")
-    if search not in SEARCHES:
-        raise ValueError(f"The 'search' parameter must be one of {list(SEARCHES)}. "
-                         f"Got {search!r} instead.")
-    return getattr(importlib.import_module(ENGINES[engine]), SEARCHES[search])
+def _learner(given):
+    return getattr(importlib.import_module(ENGINES[given["engine"]]), SEARCHES[given["search"]])
 
 
 def fit_rule(problem, *, search="optimal", engine="reference", apx=1, max_depth=None,
@@ -80,11 +83,18 @@ def fit_rule(problem, *, search="optimal", engine="reference", apx=1, max_depth=
     Returns
     -------
     RuleSearchResult
-        For ``search="optimal"`` and status "optimal", obj(q) >= apx · max obj over all
-        conjunctions (of at most ``max_depth`` propositions when given).
+        For ``search="optimal"``: with status "optimal", obj(q) = max obj over all
+        conjunctions (of at most ``max_depth`` propositions when given); with "approximate"
+        (``apx`` < 1), obj(q) >= apx · max obj; with "limit", obj(q) >= guarantee · max obj.
     """
-    config = _config(apx, max_depth, bound_pruning, equivalence_pruning, max_nodes, time_limit)
-    return _learner(engine, search)(problem, config)
+    if not isinstance(problem, GradientProblem):
+        raise TypeError(f"The 'problem' parameter of fit_rule must be a GradientProblem. "
+                        f"Got {type(problem).__name__} instead.")
+    given = validate_params(BASE_LEARNER_CONSTRAINTS, {
+        "search": search, "engine": engine, "apx": apx, "max_depth": max_depth,
+        "bound_pruning": bound_pruning, "equivalence_pruning": equivalence_pruning,
+        "max_nodes": max_nodes, "time_limit": time_limit}, "fit_rule")
+    return _learner(given)(problem, _config(given))
 
 
 def fit_rule_ensemble(X, y, *, loss="logistic", n_rules=10, lam=2, search="optimal",
@@ -140,11 +150,12 @@ def fit_rule_ensemble(X, y, *, loss="logistic", n_rules=10, lam=2, search="optim
     """
     start = time.perf_counter()
     loss_ = get_loss(loss, positive)
-    n_rules_ = _positive_int("n_rules", n_rules, allow_none=False)
-    lam_ = parse_fraction("lam", lam, low=0, high=float("inf"), function="fit_rule_ensemble",
-                          low_inclusive=True)
-    learner = _learner(engine, search)
-    config = _config(apx, max_depth, True, True, max_nodes, time_limit)
+    given = validate_params(ENSEMBLE_CONSTRAINTS, {
+        "search": search, "engine": engine, "apx": apx, "max_depth": max_depth,
+        "max_nodes": max_nodes, "time_limit": time_limit, "n_rules": n_rules, "lam": lam,
+        "thresholds": thresholds, "intercept": intercept, "progress": progress},
+        "fit_rule_ensemble")
+    learner, config, lam_ = _learner(given), _config(given), given["lam"]
     propositions = X if isinstance(X, PropositionSet) else make_propositions(
         X, thresholds, feature_names)
     target = loss_.prepare_target(y)
@@ -152,11 +163,11 @@ def fit_rule_ensemble(X, y, *, loss="logistic", n_rules=10, lam=2, search="optim
         raise ValueError(f"y has {target.size} values but X has {propositions.n_samples} rows.")
     scores = np.zeros(propositions.n_samples)
     rules = []
-    for t in range(n_rules_ + bool(intercept)):
+    for t in range(given["n_rules"] + given["intercept"]):
         g, h = loss_.gradients(target, scores)
         problem = GradientProblem.from_values(propositions.extents, propositions.names, g, h,
                                               lam_)
-        if intercept and t == 0:
+        if given["intercept"] and t == 0:
             result = _intercept(problem)
         else:
             result = learner(problem, config)
@@ -166,7 +177,10 @@ def fit_rule_ensemble(X, y, *, loss="logistic", n_rules=10, lam=2, search="optim
                                               target.size)
         if progress is not None:
             progress(t, rule)
-    return RuleEnsemble(tuple(rules), loss_, lam_, search, time.perf_counter() - start)
+    classes = getattr(loss_, "classes", None)
+    return RuleEnsemble(tuple(rules), loss_, lam_, search,
+                        None if classes is None else tuple(classes),
+                        time.perf_counter() - start)
 
 
 def _intercept(problem):
@@ -191,5 +205,5 @@ def _boosted_rule(propositions, result):
         statistics["bound_gap"] = _float(result.bound_gap, "bound gap")
         statistics["guarantee"] = float(result.guarantee)
     return BoostedRule(tuple(propositions.propositions[j] for j in result.query),
-                       _float(result.weight, "weight"), _float(result.objective, "objective"),
-                       result.coverage, statistics)
+                       _float(result.weight, "weight"), result.objective, result.coverage,
+                       statistics)

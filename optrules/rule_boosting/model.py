@@ -1,19 +1,17 @@
 """Results of rule-boosting base learners (one rule) and of boosting (an ensemble)."""
 
-import json
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 
-from optrules.rule_boosting.losses import get_loss
+from optrules.data.propositions import Proposition
+from optrules.data.table import as_features
+from optrules.rule_boosting.losses import LOSSES, get_loss
 from optrules.validation import fraction_text
-from optrules.data.propositions import Proposition, as_features
 
 __all__ = ["RuleSearchResult", "BoostedRule", "RuleEnsemble"]
-
-_FORMAT = "optrules.rule_ensemble"
 
 
 @dataclass(frozen=True)
@@ -36,9 +34,11 @@ class RuleSearchResult:
         I(q) as a Python-int bitset over samples.
     upper_bound : Fraction or None
         Proven upper bound on max obj (None for the greedy learner, which proves nothing).
-    status : {"optimal", "limit", "heuristic"}
-        "optimal": proven (within the approximation factor α); "limit": a node or time limit
-        stopped the search (``guarantee`` still holds); "heuristic": the greedy learner.
+    status : {"optimal", "approximate", "limit", "heuristic"}
+        "optimal": proven optimal; "approximate": proven within the approximation factor α < 1
+        (obj(q) >= α·max obj, ``guarantee`` = α); "limit": a node or time limit stopped the
+        search (``guarantee`` still holds); "heuristic": the greedy learner, which proves
+        nothing.
     statistics : dict
         ``nodes``, ``evaluations`` and prunes by kind (``bound_immediate``,
         ``bound_propagated``, ``equivalence_immediate``, ``equivalence_propagated``).
@@ -71,11 +71,26 @@ class RuleSearchResult:
 
 @dataclass(frozen=True)
 class BoostedRule:
-    """One rule of an ensemble: ``weight`` if every condition holds, else 0."""
+    """One rule of an ensemble: ``weight`` if every condition holds, else 0.
 
-    conditions: tuple   # Proposition objects
+    Attributes
+    ----------
+    conditions : tuple of Proposition
+        () is the empty query ⊤ (always true).
+    weight : float
+        w of eq. 2.2 (the exact value, rounded once to a float for prediction).
+    objective : Fraction
+        Exact obj(q) of eq. 2.3 for the gradients of its boosting round.
+    coverage : int
+        Training samples the rule covers.
+    statistics : dict
+        Search status (``optimal``, ``approximate``, ``limit`` or ``heuristic``), guarantee,
+        bound gap and counters.
+    """
+
+    conditions: tuple
     weight: float
-    objective: float
+    objective: Fraction
     coverage: int
     statistics: dict = field(default_factory=dict)
 
@@ -83,22 +98,54 @@ class BoostedRule:
         body = " & ".join(sorted(p.label for p in self.conditions)) or "true"
         return f"{self.weight:+.4f} if {body}"
 
+    def to_dict(self):
+        return {"conditions": [p.to_json() for p in self.conditions],
+                "text": str(self), "weight": self.weight,
+                "objective": fraction_text(self.objective),
+                "objective_float": float(self.objective), "coverage": self.coverage,
+                "statistics": self.statistics}
+
+    @classmethod
+    def from_dict(cls, data, k):
+        if not isinstance(data, dict):
+            raise ValueError(f"rule {k} must be a JSON object.")
+        weight = data["weight"]
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or \
+                not math.isfinite(weight):
+            raise ValueError(f"rule {k}: the weight must be a finite number.")
+        conditions = data["conditions"]
+        if not isinstance(conditions, list):
+            raise ValueError(f"rule {k}: 'conditions' must be a list.")
+        coverage = data["coverage"]
+        if isinstance(coverage, bool) or not isinstance(coverage, int) or coverage < 0:
+            raise ValueError(f"rule {k}: 'coverage' must be a non-negative integer.")
+        statistics = data["statistics"]
+        if not isinstance(statistics, dict):
+            raise ValueError(f"rule {k}: 'statistics' must be an object.")
+        return cls(tuple(Proposition.from_json(item) for item in conditions), float(weight),
+                   Fraction(data["objective"]), coverage, dict(statistics))
+
 
 @dataclass(frozen=True)
 class RuleEnsemble:
-    """An additive rule ensemble f(x) = Σ_k w_k q_k(x) (Boley et al. 2021, §2.2)."""
+    """An additive rule ensemble f(x) = Σ_k w_k q_k(x) (Boley et al. 2021, §2.2).
+
+    ``classes`` is ``(negative, positive)`` for the logistic loss (a positive score predicts
+    the positive class) and None otherwise.
+    """
 
     rules: tuple
-    loss: object
+    loss: object            # a Loss (optrules.rule_boosting.losses)
     lam: Fraction
     search: str
+    classes: tuple | None = None
     seconds: float = 0.0
 
     def __str__(self):
         return "\n".join(str(rule) for rule in self.rules)
 
     def decision_function(self, data):
-        """Scores f(x) for feature data (array, DataFrame or dict of columns)."""
+        """Scores f(x) for feature data (Features, array, DataFrame or dict of columns)."""
         features = as_features(data)
         scores = np.zeros(features.n_samples)
         for rule in self.rules:
@@ -109,64 +156,51 @@ class RuleEnsemble:
         return scores
 
     def predict(self, data):
-        """Logistic loss: class labels (score > 0 gives the positive class); otherwise the
+        """Logistic loss: class labels (a score > 0 gives the positive class); otherwise the
         loss's transform of the score (identity for squared, exp for Poisson)."""
         scores = self.decision_function(data)
-        classes = getattr(self.loss, "classes", None)
-        if classes is not None:
-            return np.where(scores > 0, classes[1], classes[0])
+        if self.classes is not None:
+            return np.where(scores > 0, self.classes[1], self.classes[0])
         return self.loss.transform(scores)
 
     def predict_proba(self, data):
-        """Logistic loss only: P(positive class) = σ(f(x))."""
-        if getattr(self.loss, "classes", None) is None:
+        """Logistic loss only: P(positive class) = σ(f(x)), shape (n,)."""
+        if self.classes is None:
             raise ValueError(f"predict_proba needs the logistic loss; this ensemble uses "
                              f"{self.loss.name}.")
         return self.loss.transform(self.decision_function(data))
 
     def to_dict(self):
-        """JSON-ready description; :meth:`from_dict` rebuilds a working ensemble from it."""
-        classes = getattr(self.loss, "classes", None)
-        return {"format": _FORMAT, "version": 1, "loss": self.loss.name,
-                "classes": None if classes is None else [_json_value(c) for c in classes],
+        """JSON-ready description; :meth:`from_dict` rebuilds an identical ensemble."""
+        return {"loss": self.loss.name,
+                "classes": None if self.classes is None else list(self.classes),
                 "lambda": fraction_text(self.lam), "search": self.search,
                 "seconds": round(self.seconds, 6),
-                "rules": [{"conditions": [p.name for p in r.conditions],
-                           "propositions": [{"feature": p.feature, "operator": p.operator,
-                                             "value": p.value} for p in r.conditions],
-                           "weight": r.weight, "objective": r.objective, "coverage": r.coverage,
-                           "statistics": r.statistics} for r in self.rules]}
+                "rules": [rule.to_dict() for rule in self.rules]}
 
     @classmethod
     def from_dict(cls, data):
-        """Inverse of :meth:`to_dict` (built-in losses only); ValueError on a malformed dict."""
-        if not isinstance(data, dict) or data.get("format") != _FORMAT or data.get("version") != 1:
-            raise ValueError(f"not an optrules rule ensemble (expected 'format': '{_FORMAT}', "
-                             "'version': 1).")
+        """Inverse of :meth:`to_dict`; ValueError naming the first bad field."""
+        if not isinstance(data, dict):
+            raise ValueError("a rule ensemble must be a JSON object.")
         try:
-            loss = get_loss(data["loss"])
-            if data["classes"] is not None:
-                loss.classes = tuple(data["classes"])
-            rules = tuple(BoostedRule(
-                tuple(Proposition(p["feature"], p["operator"],
-                                  float(p["value"]) if p["operator"] in ("<=", ">")
-                                  else str(p["value"])) for p in r["propositions"]),
-                float(r["weight"]), float(r["objective"]), int(r["coverage"]),
-                dict(r.get("statistics", {}))) for r in data["rules"])
-            return cls(rules, loss, Fraction(data["lambda"]), str(data["search"]),
-                       float(data.get("seconds", 0.0)))
-        except (KeyError, TypeError) as error:
-            raise ValueError(f"rule ensemble JSON lacks or mistypes field {error}.") from error
-
-    def save(self, path):
-        """Write the ensemble as JSON (never pickle)."""
-        Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
-
-    @classmethod
-    def load(cls, path):
-        """Read an ensemble written by :meth:`save`."""
-        return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
-
-
-def _json_value(value):
-    return value.item() if isinstance(value, np.generic) else value
+            if data["loss"] not in LOSSES:
+                raise ValueError(f"unknown loss {data['loss']!r}; expected one of "
+                                 f"{list(LOSSES)}.")
+            classes = data["classes"]
+            if classes is not None and (not isinstance(classes, list) or len(classes) != 2
+                                        or classes[0] == classes[1]):
+                raise ValueError(f"'classes' must be two distinct values or null; got "
+                                 f"{classes!r}.")
+            if (classes is None) == (data["loss"] == "logistic"):
+                raise ValueError("'classes' must be given exactly for the logistic loss.")
+            rules = data["rules"]
+            if not isinstance(rules, list):
+                raise ValueError("'rules' must be a list.")
+            return cls(tuple(BoostedRule.from_dict(rule, k) for k, rule in enumerate(rules)),
+                       get_loss(data["loss"]), Fraction(data["lambda"]), str(data["search"]),
+                       None if classes is None else tuple(classes), float(data["seconds"]))
+        except KeyError as error:
+            raise ValueError(f"the rule ensemble lacks the field {error}.") from None
+        except TypeError as error:
+            raise ValueError(f"the rule ensemble has a mistyped field ({error}).") from None

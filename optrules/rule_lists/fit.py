@@ -6,19 +6,19 @@ bounds and tie-breaking order are stated in ``specs/rule-lists.md``.
 """
 
 import importlib
-import math
-import numbers
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from optrules.data import bitset
 from optrules.data.binary_dataset import BinaryDataset
 from optrules.rule_lists.equivalent_points import check_minority, minority_bits
-from optrules.validation import parse_fraction
+from optrules.rule_lists.model import describe
+from optrules.validation import (Callable, ExactFraction, Integer, Options, Real, Subset,
+                                 validate_params)
 
 __all__ = ["fit_rule_list", "SearchConfig", "ProgressLog", "ENGINES", "POLICIES",
-           "SYMMETRY_MAPS", "BOUNDS"]
+           "SYMMETRY_MAPS", "BOUNDS", "PARAMETER_CONSTRAINTS"]
 
 #: Engine name -> module path of its ``corels`` function (imported on first use).
 ENGINES = {"reference": "optrules.reference.corels"}
@@ -78,26 +78,18 @@ class ProgressLog:
               f"{len(str(space)) - 1 if space else '-'}", file=self.stream, flush=True)
 
 
-def _choice(name, value, options):
-    if not isinstance(value, str):
-        raise TypeError(f"The {name!r} parameter of fit_rule_list must be a str among "
-                        f"{list(options)}. Got {value!r} instead.")
-    if value not in options:
-        raise ValueError(f"The {name!r} parameter of fit_rule_list must be one of "
-                         f"{list(options)}. Got {value!r} instead.")
-    return value
-
-
-def _limit(name, value, kind):
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, kind):
-        raise TypeError(f"The {name!r} parameter of fit_rule_list must be a positive number "
-                        f"or None. Got {value!r} instead.")
-    if not value > 0 or value == math.inf:
-        raise ValueError(f"The {name!r} parameter of fit_rule_list must be positive. "
-                         f"Got {value!r} instead.")
-    return value
+#: fit_rule_list's parameters and what each may be (see :mod:`optrules.validation`).
+PARAMETER_CONSTRAINTS = {
+    "lam": [ExactFraction(0, 1)],
+    "engine": [Options(ENGINES)],
+    "policy": [Options(POLICIES)],
+    "symmetry_map": [Options(SYMMETRY_MAPS)],
+    "max_nodes": [Integer(1), None],
+    "max_queue": [Integer(1), None],
+    "time_limit": [Real(), None],
+    "progress": [Callable(), None],
+    "disabled_bounds": [Subset(BOUNDS)],
+}
 
 
 def fit_rule_list(dataset, lam, *, engine="reference", policy="lower-bound",
@@ -107,7 +99,7 @@ def fit_rule_list(dataset, lam, *, engine="reference", policy="lower-bound",
 
     Minimises R(d) = mistakes(d)/N + λ·K(d) over all rule lists d of K distinct antecedents
     of ``dataset``, each rule and the default predicting the majority label of the samples
-    they capture (a tie predicts the positive class).
+    they capture (a tie predicts the positive class ``dataset.classes[1]``).
 
     Parameters
     ----------
@@ -138,7 +130,8 @@ def fit_rule_list(dataset, lam, *, engine="reference", policy="lower-bound",
     -------
     RuleListResult
         ``status="optimal"`` certifies ``objective`` is the minimum; with ``"limit"``,
-        ``lower_bound <= minimum <= objective``.
+        ``lower_bound <= minimum <= objective``. Its rule list carries each rule's conditions
+        (for mined antecedents) and training class counts.
 
     Raises
     ------
@@ -161,23 +154,20 @@ def fit_rule_list(dataset, lam, *, engine="reference", policy="lower-bound",
     if not isinstance(dataset, BinaryDataset):
         raise TypeError(f"The 'dataset' parameter of fit_rule_list must be a BinaryDataset. "
                         f"Got {type(dataset).__name__} instead.")
-    lam_ = parse_fraction("lam", lam, low=0, high=1, function="fit_rule_list")
-    engine_module = ENGINES[_choice("engine", engine, ENGINES)]
-    disabled = set(disabled_bounds) if not isinstance(disabled_bounds, str) else {disabled_bounds}
-    unknown = disabled - set(BOUNDS)
-    if unknown:
-        raise ValueError(f"The 'disabled_bounds' parameter of fit_rule_list names unknown "
-                         f"bounds {sorted(unknown)}; valid names are {list(BOUNDS)}.")
-    config = SearchConfig(policy=_choice("policy", policy, POLICIES),
-                          symmetry_map=_choice("symmetry_map", symmetry_map, SYMMETRY_MAPS),
-                          bounds=frozenset(BOUNDS) - disabled,
-                          max_nodes=_limit("max_nodes", max_nodes, numbers.Integral),
-                          max_queue=_limit("max_queue", max_queue, numbers.Integral),
-                          time_limit=_limit("time_limit", time_limit, numbers.Real),
+    given = validate_params(PARAMETER_CONSTRAINTS, {
+        "lam": lam, "engine": engine, "policy": policy, "symmetry_map": symmetry_map,
+        "max_nodes": max_nodes, "max_queue": max_queue, "time_limit": time_limit,
+        "progress": progress, "disabled_bounds": disabled_bounds}, "fit_rule_list")
+    config = SearchConfig(policy=given["policy"], symmetry_map=given["symmetry_map"],
+                          bounds=frozenset(BOUNDS) - given["disabled_bounds"],
+                          max_nodes=given["max_nodes"],
+                          max_queue=given["max_queue"], time_limit=given["time_limit"],
                           progress=progress)
     if "equivalent_points" in config.bounds:
         dataset = _with_sound_minority(dataset)
-    return importlib.import_module(engine_module).corels(dataset, lam_, config)
+    engine_module = importlib.import_module(ENGINES[given["engine"]])
+    result = engine_module.corels(dataset, given["lam"], config)
+    return replace(result, rule_list=describe(result.rule_list, dataset))
 
 
 def _with_sound_minority(dataset):

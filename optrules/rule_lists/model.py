@@ -3,29 +3,50 @@
 Names follow Angelino et al. (2018), §3.1-3.2: a rule list d = (d_p, δ_p, q_0, K) has K rules
 p_k -> q_k and a default prediction q_0; its objective is R(d) = mistakes/N + λK (eq. 6),
 computed here exactly as a :class:`fractions.Fraction`.
+
+A rule names its antecedent and, when the antecedent was mined from feature data, carries its
+*conditions*, so the list applies to new raw rows; it also records the training samples it
+captures per class, which give :meth:`RuleList.predict_proba`.
 """
 
-import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 
+from optrules.data.binary_dataset import BinaryDataset
+from optrules.data.propositions import Proposition
+from optrules.data.table import Features
 from optrules.validation import fraction_text, parse_fraction
 
-__all__ = ["Rule", "RuleList", "Score", "score", "RuleListResult"]
+__all__ = ["Rule", "RuleList", "Score", "score", "RuleListResult", "describe"]
 
-_FORMAT = "optrules.rulelist"
+#: JSON types a class value may have (numpy scalars are converted to these when fitting).
+CLASS_TYPES = (str, int, float, bool)
 
 
 @dataclass(frozen=True)
 class Rule:
-    """One rule ``antecedent -> prediction`` (antecedents are named like ``sex:Male,priors:>3``)."""
+    """One rule ``antecedent -> prediction``.
+
+    Attributes
+    ----------
+    antecedent : str
+        The antecedent's name, e.g. ``sex:Male,priors:>3``.
+    prediction : str, int, float or bool
+        The class it predicts.
+    conditions : tuple of Proposition or None
+        The propositions whose conjunction the antecedent is (None for an antecedent read from
+        a CORELS file, which is only a name).
+    class_counts : tuple of int or None
+        Training samples of each class (in the list's ``classes`` order) this rule captures.
+    """
 
     antecedent: str
-    prediction: str
+    prediction: object
+    conditions: tuple | None = None
+    class_counts: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -43,9 +64,10 @@ class RuleList:
     """
 
     rules: tuple
-    default: str
+    default: object
     target: str = "label"
-    class_names: tuple = ("0", "1")
+    classes: tuple = ("0", "1")
+    default_counts: tuple | None = None
 
     def __len__(self):
         return len(self.rules)
@@ -57,75 +79,171 @@ class RuleList:
                  for k, rule in enumerate(self.rules)]
         return "\n".join(lines + [f"else {self.default}"])
 
-    def _antecedent_rows(self, dataset):
-        index = {name: m for m, name in enumerate(dataset.antecedent_names)}
-        missing = [rule.antecedent for rule in self.rules if rule.antecedent not in index]
-        if missing:
-            raise ValueError(f"the dataset has no antecedent named {missing[0]!r}.")
-        bits = dataset.antecedent_bits()
-        return [bits[index[rule.antecedent]] for rule in self.rules]
+    # ----- application ------------------------------------------------------------------------
+    def antecedents_hold(self, data):
+        """Boolean matrix (K, n): whether rule k's antecedent holds for sample n.
+
+        ``data`` is a :class:`BinaryDataset` (antecedents looked up by name) or canonical
+        :class:`Features` (the rules' conditions evaluated on the rows).
+
+        Raises
+        ------
+        ValueError
+            If an antecedent is not in the dataset, a rule has no conditions (an antecedent
+            from a CORELS file) and the data are raw rows, or a condition's feature is missing.
+        """
+        if isinstance(data, BinaryDataset):
+            index = {name: m for m, name in enumerate(data.antecedent_names)}
+            missing = [rule.antecedent for rule in self.rules if rule.antecedent not in index]
+            if missing:
+                raise ValueError(f"the dataset has no antecedent named {missing[0]!r}.")
+            bits = data.antecedent_bits()
+            rows = [bits[index[rule.antecedent]] for rule in self.rules]
+            return np.array(rows, dtype=bool).reshape(len(self.rules), data.n_samples)
+        rows = []
+        for rule in self.rules:
+            if rule.conditions is None:
+                raise ValueError(f"antecedent {rule.antecedent!r} came from a CORELS file and "
+                                 "is only a name; apply this rule list to antecedent bits (a "
+                                 "BinaryDataset or a .out file), not to raw rows.")
+            held = np.ones(data.n_samples, dtype=bool)
+            for condition in rule.conditions:
+                held &= condition.evaluate(data.column(condition.feature))
+            rows.append(held)
+        return np.array(rows, dtype=bool).reshape(len(self.rules), data.n_samples)
+
+    def capturing_rule(self, data):
+        """Index (n,) of the rule that classifies each sample; ``len(self)`` for the default."""
+        holds = self.antecedents_hold(data)
+        first = np.full(holds.shape[1], len(self.rules))
+        for k in range(len(self.rules) - 1, -1, -1):
+            first[holds[k]] = k
+        return first
+
+    def predict(self, data):
+        """Predicted classes (n,), as an array of the class values."""
+        outcomes = [rule.prediction for rule in self.rules] + [self.default]
+        positions = np.array([self.classes.index(p) for p in outcomes])
+        return np.asarray(self.classes)[positions[self.capturing_rule(data)]]
 
     def predict_positive(self, dataset):
-        """Boolean vector (N,): True where the list predicts ``class_names[1]``."""
-        positive = self.class_names[1]
-        prediction = np.full(dataset.n_samples, self.default == positive)
-        undecided = np.ones(dataset.n_samples, dtype=bool)
-        for rule, holds in zip(self.rules, self._antecedent_rows(dataset)):
-            captured = undecided & holds
-            prediction[captured] = rule.prediction == positive
-            undecided &= ~holds
-        return prediction
+        """Boolean vector (N,): True where the list predicts ``classes[1]``."""
+        outcomes = np.array([rule.prediction == self.classes[1] for rule in self.rules]
+                            + [self.default == self.classes[1]])
+        return outcomes[self.capturing_rule(dataset)]
 
-    def predict(self, dataset):
-        """Predicted class names for every sample of a :class:`BinaryDataset`, shape (N,)."""
-        return np.where(self.predict_positive(dataset), self.class_names[1], self.class_names[0])
+    def predict_proba(self, data):
+        """Class probabilities (n, 2): the training class frequencies of the capturing rule.
 
+        No smoothing: a rule that captured 3 training samples of class 1 and 1 of class 0
+        gives (0.25, 0.75). A rule that captured no training sample gives (0.5, 0.5).
+
+        Raises
+        ------
+        ValueError
+            If the list carries no class counts (it was not fitted on training data).
+        """
+        counts = [rule.class_counts for rule in self.rules] + [self.default_counts]
+        if any(c is None for c in counts):
+            raise ValueError("this rule list has no training class counts; fit it (or "
+                             "describe it with optrules.rule_lists.model.describe) first.")
+        table = np.array(counts, dtype=float)
+        totals = table.sum(axis=1, keepdims=True)
+        frequencies = np.divide(table, totals, out=np.full_like(table, 0.5),
+                                where=totals > 0)
+        return frequencies[self.capturing_rule(data)]
+
+    # ----- JSON -------------------------------------------------------------------------------
     def to_dict(self):
-        return {"format": _FORMAT, "version": 1, "target": self.target,
-                "class_names": list(self.class_names),
-                "rules": [{"antecedent": r.antecedent, "prediction": r.prediction}
-                          for r in self.rules],
-                "default": self.default}
+        """JSON-ready description; :meth:`from_dict` rebuilds an identical rule list."""
+        return {"target": self.target, "classes": list(self.classes),
+                "rules": [_rule_to_dict(rule) for rule in self.rules],
+                "default": self.default,
+                "default_counts": None if self.default_counts is None
+                else list(self.default_counts)}
 
     @classmethod
     def from_dict(cls, data):
-        """Inverse of :meth:`to_dict`; raises ValueError naming the first bad field."""
-        if not isinstance(data, dict) or data.get("format") != _FORMAT:
-            raise ValueError(f"not an optrules rule list: expected 'format': '{_FORMAT}'.")
-        if data.get("version") != 1:
-            raise ValueError(f"unsupported rule list version {data.get('version')!r}; this "
-                             "optrules reads version 1.")
+        """Inverse of :meth:`to_dict`; ValueError naming the first bad field."""
+        if not isinstance(data, dict):
+            raise ValueError("a rule list must be a JSON object.")
         try:
-            if not isinstance(data["class_names"], list):
-                raise TypeError("'class_names'")
-            class_names = tuple(data["class_names"])
-            rules = tuple(Rule(str(r["antecedent"]), str(r["prediction"])) for r in data["rules"])
-            default = str(data["default"])
-            target = str(data["target"])
-        except (KeyError, TypeError) as error:
-            raise ValueError(f"rule list JSON lacks or mistypes field {error}.") from error
-        if len(class_names) != 2 or class_names[0] == class_names[1]:
-            raise ValueError(f"'class_names' must be two distinct names; got {list(class_names)}.")
-        for prediction in [r.prediction for r in rules] + [default]:
-            if prediction not in class_names:
-                raise ValueError(f"prediction {prediction!r} is not one of {list(class_names)}.")
-        return cls(rules, default, target, class_names)
+            classes = data["classes"]
+            if not isinstance(classes, list) or len(classes) != 2 or classes[0] == classes[1] \
+                    or not all(isinstance(c, CLASS_TYPES) for c in classes):
+                raise ValueError(f"'classes' must be two distinct strings or numbers; got "
+                                 f"{classes!r}.")
+            classes = tuple(classes)
+            rules = tuple(_rule_from_dict(entry, k) for k, entry in enumerate(data["rules"]))
+            default = data["default"]
+            default_counts = _counts(data["default_counts"], "default")
+            target = data["target"]
+            if not isinstance(target, str):
+                raise ValueError(f"'target' must be a string; got {target!r}.")
+        except KeyError as error:
+            raise ValueError(f"the rule list lacks the field {error}.") from None
+        except TypeError as error:
+            raise ValueError(f"the rule list has a mistyped field ({error}).") from None
+        for prediction in [rule.prediction for rule in rules] + [default]:
+            if prediction not in classes:
+                raise ValueError(f"prediction {prediction!r} is not one of {list(classes)}.")
+        return cls(rules, default, target, classes, default_counts)
 
-    def to_json(self):
-        return json.dumps(self.to_dict(), indent=2)
 
-    @classmethod
-    def from_json(cls, text):
-        return cls.from_dict(json.loads(text))
+def _rule_to_dict(rule):
+    return {"antecedent": rule.antecedent,
+            "conditions": None if rule.conditions is None
+            else [condition.to_json() for condition in rule.conditions],
+            "prediction": rule.prediction,
+            "class_counts": None if rule.class_counts is None else list(rule.class_counts)}
 
-    def save(self, path):
-        """Write the rule list as JSON."""
-        Path(path).write_text(self.to_json() + "\n", encoding="utf-8")
 
-    @classmethod
-    def load(cls, path):
-        """Read a rule list written by :meth:`save`."""
-        return cls.from_json(Path(path).read_text(encoding="utf-8"))
+def _rule_from_dict(entry, k):
+    if not isinstance(entry, dict):
+        raise ValueError(f"rule {k} must be a JSON object.")
+    antecedent = entry["antecedent"]
+    if not isinstance(antecedent, str) or not antecedent:
+        raise ValueError(f"rule {k}: 'antecedent' must be a non-empty string.")
+    conditions = entry["conditions"]
+    if conditions is not None:
+        if not isinstance(conditions, list) or not conditions:
+            raise ValueError(f"rule {k}: 'conditions' must be a non-empty list or null.")
+        conditions = tuple(Proposition.from_json(item) for item in conditions)
+    return Rule(antecedent, entry["prediction"], conditions,
+                _counts(entry["class_counts"], f"rule {k}"))
+
+
+def _counts(value, where):
+    if value is None:
+        return None
+    if not isinstance(value, list) or len(value) != 2 or \
+            not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in value):
+        raise ValueError(f"{where}: class counts must be two non-negative integers; got "
+                         f"{value!r}.")
+    return tuple(value)
+
+
+def describe(rule_list, dataset):
+    """The rule list with each rule's conditions and training class counts from ``dataset``.
+
+    Conditions come from the dataset's mined antecedents (None for CORELS-file antecedents);
+    counts from replaying the list on the dataset's samples.
+    """
+    index = {name: m for m, name in enumerate(dataset.antecedent_names)}
+    conditions = dataset.antecedent_conditions
+    capture = rule_list.capturing_rule(dataset)
+    labels = dataset.label_bits()
+
+    def counts(k):
+        captured = capture == k
+        positives = int(labels[captured].sum())
+        return (int(captured.sum()) - positives, positives)
+
+    rules = tuple(replace(rule, class_counts=counts(k),
+                          conditions=None if conditions is None
+                          else conditions[index[rule.antecedent]])
+                  for k, rule in enumerate(rule_list.rules))
+    return replace(rule_list, rules=rules, default_counts=counts(len(rules)))
 
 
 @dataclass(frozen=True)
@@ -165,7 +283,7 @@ class RuleListResult:
     lam : Fraction
     status : {"optimal", "limit"}
         "optimal": the search space was exhausted, so ``objective`` is the minimum.
-        "limit": a node or time limit stopped the search; ``lower_bound`` still holds.
+        "limit": a node, queue or time limit stopped the search; ``lower_bound`` still holds.
     lower_bound : Fraction
         Every rule list has objective >= lower_bound; equals ``objective`` when optimal.
     nodes_expanded : int

@@ -1,0 +1,373 @@
+"""What every optrules estimator shares: scikit-learn conventions without importing scikit-learn.
+
+* ``__init__`` only stores its parameters; :meth:`RuleEstimator.fit` validates them against the
+  class's declarative ``_parameter_constraints`` table (:mod:`optrules.validation`).
+* :meth:`~RuleEstimator.get_params` / :meth:`~RuleEstimator.set_params` read the ``__init__``
+  signature, so ``sklearn.base.clone`` and grid searches work.
+* Learned attributes end in ``_``; using an unfitted estimator raises :class:`NotFittedError`.
+* Feature data are checked as scikit-learn does: ``n_features_in_``, ``feature_names_in_``
+  (DataFrames with string column names), the same messages for a wrong number of features,
+  mismatched names, 1-D, empty or sparse input.
+* ``to_json(path)`` saves the fitted model as JSON (:mod:`optrules.model_files`).
+
+scikit-learn itself is imported only by ``__sklearn_tags__``, which only scikit-learn calls.
+"""
+
+import functools
+import inspect
+import sys
+import warnings
+
+import numpy as np
+
+from optrules.data.table import Features, as_features
+from optrules.validation import validate_params
+
+__all__ = ["RuleEstimator", "NotFittedError", "DataConversionWarning", "binary_classes",
+           "regression_target"]
+
+
+class NotFittedError(ValueError, AttributeError):
+    """An estimator was used before ``fit`` (a ValueError and an AttributeError, as in
+    scikit-learn).
+
+    When scikit-learn is already imported in the process, the error raised is also an instance
+    of ``sklearn.exceptions.NotFittedError``, so code written for scikit-learn catches it;
+    optrules never imports scikit-learn itself.
+    """
+
+
+def _not_fitted_error(message):
+    """A NotFittedError, which is also scikit-learn's when scikit-learn is loaded."""
+    sklearn_exceptions = sys.modules.get("sklearn.exceptions")
+    if sklearn_exceptions is None:
+        return NotFittedError(message)
+    return _sklearn_compatible(sklearn_exceptions.NotFittedError)(message)
+
+
+@functools.cache
+def _sklearn_compatible(sklearn_not_fitted_error):
+    return type("NotFittedError", (NotFittedError, sklearn_not_fitted_error),
+                {"__module__": __name__})
+
+
+class DataConversionWarning(UserWarning):
+    """Input data were converted (e.g. a column-vector ``y`` was flattened)."""
+
+
+class RuleEstimator:
+    """Base class of the optrules estimators; see the module docstring.
+
+    Subclasses define ``_parameter_constraints`` (every ``__init__`` parameter), ``_kind``
+    (``"classifier"`` or ``"regressor"``) and ``_model_text()``.
+    """
+
+    _parameter_constraints = {}
+    _kind = None
+
+    # ----- parameters ---------------------------------------------------------------------------
+    @classmethod
+    def _get_param_names(cls):
+        signature = inspect.signature(cls.__init__)
+        return sorted(name for name, p in signature.parameters.items()
+                      if name != "self" and p.kind != p.VAR_KEYWORD)
+
+    def get_params(self, deep=True):
+        """The estimator's parameters as a dict (``deep`` is accepted for scikit-learn)."""
+        return {name: getattr(self, name) for name in self._get_param_names()}
+
+    def set_params(self, **params):
+        """Set parameters by name and return the estimator; ValueError for an unknown name."""
+        valid = self._get_param_names()
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(f"Invalid parameter {name!r} for estimator "
+                                 f"{type(self).__name__}. Valid parameters are: {valid!r}.")
+            setattr(self, name, value)
+        return self
+
+    def _validated_params(self):
+        """The parameters checked against ``_parameter_constraints``, in canonical form."""
+        return validate_params(self._parameter_constraints, self.get_params(),
+                               type(self).__name__)
+
+    def __repr__(self):
+        defaults = {name: p.default for name, p in
+                    inspect.signature(type(self).__init__).parameters.items()}
+        changed = [f"{name}={value!r}" for name, value in self.get_params().items()
+                   if not _same(value, defaults.get(name))]
+        return f"{type(self).__name__}({', '.join(changed)})"
+
+    def __str__(self):
+        """The fitted model in readable form; the parameters before fitting."""
+        return self._model_text() if self.__sklearn_is_fitted__() else repr(self)
+
+    # ----- fitted state ------------------------------------------------------------------------
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "n_features_in_")
+
+    def _check_is_fitted(self):
+        if not self.__sklearn_is_fitted__():
+            raise _not_fitted_error(f"This {type(self).__name__} instance is not fitted yet. "
+                                    "Call 'fit' with appropriate arguments before using this "
+                                    "estimator.")
+
+    # ----- feature data ------------------------------------------------------------------------
+    @staticmethod
+    def _training_features(X):
+        """Canonical features of training data (columns without string names become
+        ``x0, x1, ...``)."""
+        X = _array_like(X)
+        features = _checked_features(X, None, None)
+        if features.n_samples == 0:
+            raise ValueError(f"Found array with 0 sample(s) (shape=(0, {features.n_features})) "
+                             "while a minimum of 1 is required.")
+        if _feature_names(X) is None:
+            features = as_features(features, [f"x{j}" for j in range(features.n_features)])
+        return features
+
+    def _features_for_fit(self, X):
+        """Canonical features of training data; sets ``n_features_in_``, ``feature_names_in_``
+        and the column kinds new data will be read with."""
+        features = self._training_features(X)
+        names = _feature_names(X)
+        self.n_features_in_ = features.n_features
+        if names is not None:
+            self.feature_names_in_ = np.array(names, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self._feature_kinds = features.numeric
+        return features
+
+    def _features_for_predict(self, X):
+        """Canonical features of new data, read with the training columns' kinds and names."""
+        self._check_is_fitted()
+        X = _array_like(X)
+        names = _feature_names(X)
+        fitted = getattr(self, "feature_names_in_", None)
+        estimator = type(self).__name__
+        if names is not None and fitted is None:
+            warnings.warn(f"X has feature names, but {estimator} was fitted without feature "
+                          "names", UserWarning)
+        elif names is None and fitted is not None:
+            warnings.warn(f"X does not have valid feature names, but {estimator} was fitted "
+                          "with feature names", UserWarning)
+        elif names is not None and list(names) != list(fitted):
+            raise ValueError(_feature_name_mismatch(list(fitted), list(names)))
+        _check_shape(X)
+        n_columns = _n_columns(X)
+        if n_columns != self.n_features_in_:
+            raise ValueError(f"X has {n_columns} features, but {estimator} is expecting "
+                             f"{self.n_features_in_} features as input.")
+        model_names = list(fitted) if fitted is not None else \
+            [f"x{j}" for j in range(self.n_features_in_)]
+        return _checked_features(X, model_names, self._feature_kinds)
+
+    # ----- files -------------------------------------------------------------------------------
+    def to_json(self, path):
+        """Save the fitted estimator as a JSON model file (never pickle).
+
+        ``optrules.load_model(path)`` gives back an estimator that predicts identically.
+        """
+        from optrules.model_files import write_model
+        self._check_is_fitted()
+        write_model(path, type(self).__name__, self._model_content())
+
+    def _common_content(self):
+        """Parameters and feature schema, the part of a model file every estimator has."""
+        from optrules.model_files import json_params
+        names = getattr(self, "feature_names_in_", None)
+        return {"params": json_params(self.get_params()),
+                "n_features_in": self.n_features_in_,
+                "feature_names_in": None if names is None else [str(n) for n in names],
+                "feature_numeric": [bool(k) for k in self._feature_kinds]}
+
+    @classmethod
+    def _unfitted_from_content(cls, content):
+        """A new estimator with a model file's parameters, validated (JSON lists become the
+        tuples the parameters hold)."""
+        params = content["params"]
+        if not isinstance(params, dict) or set(params) != set(cls._get_param_names()):
+            raise ValueError(f"'params' must name exactly the parameters "
+                             f"{cls._get_param_names()}.")
+        defaults = inspect.signature(cls.__init__).parameters
+        estimator = cls(**{name: tuple(value) if isinstance(value, list) and
+                           isinstance(defaults[name].default, tuple) else value
+                           for name, value in params.items()})
+        estimator._validated_params()
+        return estimator
+
+    def _restore_common(self, content):
+        """Inverse of :meth:`_common_content` on a fresh estimator (already validated)."""
+        self.n_features_in_ = content["n_features_in"]
+        if content["feature_names_in"] is not None:
+            self.feature_names_in_ = np.array(content["feature_names_in"], dtype=object)
+        self._feature_kinds = tuple(content["feature_numeric"])
+
+    # ----- scikit-learn integration -------------------------------------------------------------
+    def __sklearn_tags__(self):
+        from sklearn.utils import (ClassifierTags, InputTags, RegressorTags, Tags,
+                                   TargetTags)
+        classifier = self._kind == "classifier"
+        return Tags(estimator_type=self._kind,
+                    target_tags=TargetTags(required=True),
+                    classifier_tags=ClassifierTags(multi_class=False) if classifier else None,
+                    regressor_tags=None if classifier else RegressorTags(),
+                    input_tags=InputTags(allow_nan=True, string=True, categorical=True))
+
+
+def _same(value, default):
+    try:
+        return bool(value == default) and type(value) is type(default)
+    except (TypeError, ValueError):
+        return value is default
+
+
+def _feature_names(X):
+    """Column names of a DataFrame whose names are all strings, else None (scikit-learn's
+    rule); a dict of columns and canonical Features have names too."""
+    if isinstance(X, dict):
+        return [str(name) for name in X]
+    if isinstance(X, Features):
+        return list(X.names)
+    columns = getattr(X, "columns", None)
+    if columns is None or not hasattr(X, "__getitem__"):
+        return None
+    names = list(columns)
+    return names if names and all(isinstance(name, str) for name in names) else None
+
+
+def _n_columns(X):
+    if isinstance(X, dict):
+        return len(X)
+    if isinstance(X, Features):
+        return X.n_features
+    if hasattr(X, "columns"):
+        return len(X.columns)
+    shape = np.shape(X) if not hasattr(X, "shape") else X.shape
+    return shape[1] if len(shape) == 2 else -1
+
+
+def _is_table(X):
+    """A mapping, DataFrame, Features or sparse matrix: not converted with np.asarray."""
+    return isinstance(X, (dict, Features)) or hasattr(X, "columns") or hasattr(X, "nnz")
+
+
+def _array_like(X):
+    """Array-likes that are not tables (lists, objects with ``__array__``) as numpy arrays."""
+    if _is_table(X) or isinstance(X, np.ndarray):
+        return X
+    array = np.asarray(X)
+    if array.dtype.kind in "US":      # keep Python strings and NaN apart (see as_features)
+        array = np.asarray(X, dtype=object)
+    return array
+
+
+def _check_shape(X):
+    """scikit-learn's messages for 1-D and featureless input."""
+    if _is_table(X):
+        return
+    shape = np.shape(X)
+    if len(shape) == 2 and shape[1] == 0:
+        raise ValueError(f"Found array with 0 feature(s) (shape={shape}) while a minimum "
+                         "of 1 is required.")
+    if len(shape) == 1:
+        raise ValueError(f"Expected 2D array, got 1D array instead: array of shape {shape}. "
+                         "Reshape your data either using array.reshape(-1, 1) if your data "
+                         "has a single feature or array.reshape(1, -1) if it contains a "
+                         "single sample.")
+
+
+def _checked_features(X, names, kinds):
+    """``as_features`` after the shape checks."""
+    _check_shape(X)
+    return as_features(X, names, kinds)
+
+
+def _feature_name_mismatch(fitted, given):
+    message = "The feature names should match those that were passed during fit.\n"
+    unexpected = sorted(set(given) - set(fitted))
+    missing = sorted(set(fitted) - set(given))
+    if unexpected:
+        message += "Feature names unseen at fit time:\n" + \
+            "".join(f"- {name}\n" for name in unexpected)
+    if missing:
+        message += "Feature names seen at fit time, yet now missing:\n" + \
+            "".join(f"- {name}\n" for name in missing)
+    if not unexpected and not missing:
+        message += "Feature names must be in the same order as they were in fit.\n"
+    return message
+
+
+def _target_vector(y, n_samples, estimator):
+    """``y`` as a 1-D array of n_samples entries (a column vector is flattened, with a
+    warning)."""
+    if y is None:
+        raise ValueError(f"{estimator} requires y to be passed, but the target y is None.")
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn("A column-vector y was passed when a 1d array was expected. Please "
+                      "change the shape of y to (n_samples,), for example using ravel().",
+                      DataConversionWarning, stacklevel=3)
+        y = y.ravel()
+    if y.ndim != 1:
+        raise ValueError(f"y should be a 1d array, got an array of shape {y.shape} instead.")
+    if y.shape[0] != n_samples:
+        raise ValueError(f"y has {y.shape[0]} values but X has {n_samples} rows.")
+    return y
+
+
+def _python_scalar(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def binary_classes(y, n_samples, estimator):
+    """(classes, labels) of a two-class target: ``classes`` sorted (negative first) as Python
+    str/int/float/bool values, ``labels`` True for the positive class ``classes[1]``.
+
+    Raises
+    ------
+    ValueError
+        For a missing target, continuous values ("Unknown label type"), mixed strings and
+        numbers, or a number of classes other than two (the message names them).
+    """
+    y = _target_vector(y, n_samples, estimator)
+    values = [_python_scalar(v) for v in y.tolist()]
+    missing = [i for i, v in enumerate(values)
+               if v is None or (isinstance(v, float) and v != v) or
+               type(v).__name__ in ("NAType", "NaTType")]
+    if missing:
+        raise ValueError(f"y has {len(missing)} missing value(s) (first at row {missing[0]}).")
+    kinds = {"string" if isinstance(v, str) else "number" if isinstance(v, (int, float))
+             else type(v).__name__ for v in values}
+    if not kinds <= {"string", "number"}:
+        raise ValueError(f"Unknown label type: y holds {sorted(kinds - {'string', 'number'})} "
+                         "values; class labels are strings or numbers.")
+    if len(kinds) > 1:
+        raise ValueError("Mix of label input types (string and number) in y.")
+    if any(isinstance(v, float) and not v.is_integer() for v in values):
+        raise ValueError("Unknown label type: continuous. Maybe you are trying to fit a "
+                         "classifier, which expects discrete classes, on a regression target "
+                         "with continuous values.")
+    classes = sorted(set(values))
+    if len(classes) != 2:
+        shown = classes[:5] + (["..."] if len(classes) > 5 else [])
+        binary = "Only binary classification is supported. " if len(classes) > 2 else ""
+        raise ValueError(f"{binary}{estimator} needs exactly 2 classes in y; y has "
+                         f"{'only ' if len(classes) < 2 else ''}{len(classes)} "
+                         f"class{'es' if len(classes) != 1 else ''}: {shown}.")
+    labels = np.array([v == classes[1] for v in values], dtype=bool)
+    return tuple(classes), labels
+
+
+def regression_target(y, n_samples, estimator):
+    """``y`` as a finite float vector; ValueError naming the problem."""
+    y = _target_vector(y, n_samples, estimator)
+    try:
+        values = y.astype(float)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{estimator} needs a numeric target y ({error}).") from None
+    if not np.isfinite(values).all():
+        raise ValueError(f"y has {int((~np.isfinite(values)).sum())} missing or infinite "
+                         f"value(s) (first at row {int(np.flatnonzero(~np.isfinite(values))[0])}).")
+    return values

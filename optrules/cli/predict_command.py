@@ -1,0 +1,87 @@
+"""``optrules predict``: apply a saved model to new rows (a CSV file or CORELS antecedents)."""
+
+import csv
+import sys
+
+import numpy as np
+
+from optrules.data.binary_dataset import BinaryDataset
+from optrules.data.corels_files import read_out
+from optrules.data.table import read_csv_columns
+from optrules.model_files import load_model
+from optrules.rule_lists.estimator import RuleListClassifier
+
+__all__ = ["add_parser"]
+
+
+def add_parser(commands):
+    parser = commands.add_parser(
+        "predict", help="apply a saved model to new rows",
+        description="Print one prediction per row of the input (CSV: header 'prediction', "
+                    "then one column per class probability with --proba).",
+        epilog="example: optrules predict --model model.json --csv new_rows.csv")
+    parser.add_argument("--model", metavar="FILE", required=True,
+                        help="a model file written by --save-model or to_json()")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--csv", metavar="FILE",
+                        help="rows with the model's feature columns (by name; other columns "
+                             "such as the target are ignored)")
+    source.add_argument("--corels-out", metavar="F",
+                        help="CORELS antecedent file, for rule lists learned on CORELS files")
+    parser.add_argument("--proba", action="store_true",
+                        help="also print class probabilities (classifiers)")
+    parser.add_argument("--output", metavar="FILE", help="write the CSV here, not to stdout")
+    parser.set_defaults(run=run, parser=parser)
+
+
+def run(args, parser):
+    model = load_model(args.model)
+    rows = _rows_from_csv(model, args.csv) if args.csv else _rows_from_corels(model,
+                                                                             args.corels_out)
+    predictions = model.predict(rows)
+    header, table = ["prediction"], [[p] for p in predictions.tolist()]
+    if args.proba:
+        if not hasattr(model, "predict_proba"):
+            raise ValueError(f"--proba needs a classifier; {args.model} holds a "
+                             f"{type(model).__name__}.")
+        header += [f"P({c})" for c in model.classes_.tolist()]
+        table = [row + [float(p) for p in probabilities]
+                 for row, probabilities in zip(table, model.predict_proba(rows))]
+    if args.output:
+        with open(args.output, "w", newline="", encoding="utf-8") as handle:
+            _write(handle, header, table)
+    else:
+        _write(sys.stdout, header, table)
+    return 0
+
+
+def _write(handle, header, table):
+    writer = csv.writer(handle, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(table)
+
+
+def _rows_from_csv(model, path):
+    """The model's feature columns of a CSV file, by name (or by position for a model fitted
+    on unnamed columns)."""
+    columns = read_csv_columns(path)
+    names = getattr(model, "feature_names_in_", None)
+    if names is None:
+        if len(columns) != model.n_features_in_:
+            raise ValueError(f"{path}: the model was fitted on {model.n_features_in_} unnamed "
+                             f"columns, but the file has {len(columns)}.")
+        return np.column_stack([np.array(cells, dtype=object) for cells in columns.values()])
+    missing = [name for name in names if name not in columns]
+    if missing:
+        raise ValueError(f"{path}: the model needs the column(s) {missing}, which the file "
+                         f"lacks; it has {sorted(columns)}.")
+    return {name: np.array(columns[name], dtype=object) for name in names}
+
+
+def _rows_from_corels(model, path):
+    if not isinstance(model, RuleListClassifier):
+        raise ValueError("--corels-out applies to rule lists only; this model is a "
+                         f"{type(model).__name__}.")
+    names, bits = read_out(path)
+    return BinaryDataset.from_bits(names, bits, np.zeros(bits.shape[1], dtype=bool),
+                                   classes=tuple(model.classes_.tolist()))

@@ -1,0 +1,143 @@
+"""Model files: fitted estimators saved as JSON and loaded back, checked, never pickled.
+
+A model file is one JSON object::
+
+    {"format": "optrules.model", "version": 1, "kind": "RuleListClassifier",
+     "optrules_version": "0.1.0", "params": {...}, "n_features_in": 7, ...,
+     "sha256": "<hex digest of everything else>"}
+
+``kind`` names the estimator class; the rest is the class's own content (parameters, feature
+schema, classes, rules, exact objective and status where there is one). ``sha256`` is the
+SHA-256 of the canonical JSON text of all other fields (sorted keys, no whitespace, UTF-8), so
+a file truncated, corrupted or edited after it was written is rejected instead of silently
+predicting something else (or claiming an optimality it no longer has).
+
+:func:`load_model` raises ``ValueError`` naming the file and the problem: unreadable, not JSON
+(truncated), not an optrules model, a version this optrules cannot read, a checksum mismatch,
+an unknown kind, or content that does not describe a valid model.
+"""
+
+import hashlib
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["FORMAT", "VERSION", "load_model", "write_model", "read_model", "json_params"]
+
+FORMAT = "optrules.model"
+VERSION = 1
+
+
+def _digest(content):
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def json_params(params):
+    """Estimator parameters in JSON form: Fractions as ``"p/q"``, numpy scalars as Python
+    numbers, tuples as lists; a callable (not storable) as None."""
+    def convert(value):
+        if isinstance(value, Fraction):
+            return f"{value.numerator}/{value.denominator}"
+        if isinstance(value, np.generic):
+            return value.item()
+        if isinstance(value, (tuple, list, frozenset, set)):
+            return [convert(v) for v in (sorted(value) if isinstance(value, (set, frozenset))
+                                         else value)]
+        return None if callable(value) else value
+    return {name: convert(value) for name, value in params.items()}
+
+
+def write_model(path, kind, content):
+    """Write a model file of ``kind`` with ``content`` (a JSON-ready dict)."""
+    from optrules import __version__
+    body = {"format": FORMAT, "version": VERSION, "kind": kind, "optrules_version": __version__}
+    body.update(content)
+    body["sha256"] = _digest(body)
+    text = json.dumps(body, indent=1, ensure_ascii=False, allow_nan=False)
+    Path(path).write_text(text + "\n", encoding="utf-8")
+
+
+def read_model(path):
+    """The checked JSON object of a model file; ValueError naming the file and the problem."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise ValueError(f"{path}: cannot read the model file ({error.strerror}).") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a model file (not UTF-8 text).") from None
+    try:
+        body = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}: not a complete JSON document ({error.msg} at line "
+                         f"{error.lineno}, column {error.colno}); the file may be truncated or "
+                         "corrupted.") from None
+    if not isinstance(body, dict) or body.get("format") != FORMAT:
+        raise ValueError(f"{path}: not an optrules model file (expected \"format\": "
+                         f"\"{FORMAT}\").")
+    version = body.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise ValueError(f"{path}: the model file has an invalid version {version!r}.")
+    if version > VERSION:
+        raise ValueError(f"{path}: the model file has version {version}, written by a newer "
+                         f"optrules; this optrules reads version {VERSION}.")
+    claimed = body.pop("sha256", None)
+    if claimed is None:
+        raise ValueError(f"{path}: the model file has no sha256 checksum.")
+    try:
+        actual = _digest(body)
+    except ValueError:
+        raise ValueError(f"{path}: the model file holds NaN or infinite numbers.") from None
+    if claimed != actual:
+        raise ValueError(f"{path}: the model file's content does not match its sha256 "
+                         "checksum: it was modified or corrupted after it was written.")
+    return body
+
+
+def load_model(path):
+    """Load a fitted estimator saved with ``to_json(path)``.
+
+    Parameters
+    ----------
+    path : str or Path
+
+    Returns
+    -------
+    RuleListClassifier, OptimalRuleBoostingClassifier or OptimalRuleBoostingRegressor
+        Fitted, predicting exactly as the estimator that was saved.
+
+    Raises
+    ------
+    ValueError
+        If the file is unreadable, truncated, tampered with, of an unknown kind or version, or
+        does not describe a valid model; the message names the file and the problem.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from optrules import RuleListClassifier, load_model
+    >>> X = [["a"], ["a"], ["b"], ["b"]]
+    >>> model = RuleListClassifier(lam=0.1).fit(X, [1, 1, 0, 0])
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.json")
+    >>> model.to_json(path)
+    >>> load_model(path).predict([["b"], ["a"]]).tolist()
+    [0, 1]
+    """
+    from optrules.rule_boosting.estimator import (OptimalRuleBoostingClassifier,
+                                                  OptimalRuleBoostingRegressor)
+    from optrules.rule_lists.estimator import RuleListClassifier
+    kinds = {cls.__name__: cls for cls in (RuleListClassifier, OptimalRuleBoostingClassifier,
+                                           OptimalRuleBoostingRegressor)}
+    body = read_model(path)
+    kind = body.get("kind")
+    if kind not in kinds:
+        raise ValueError(f"{path}: unknown model kind {kind!r}; this optrules reads "
+                         f"{sorted(kinds)}.")
+    try:
+        return kinds[kind]._from_model_content(body)
+    except (KeyError, TypeError, ValueError) as error:
+        problem = f"lacks the field {error}" if isinstance(error, KeyError) else str(error)
+        raise ValueError(f"{path}: the {kind} model file is invalid: {problem}") from None

@@ -1,0 +1,319 @@
+"""RuleListClassifier: certifiably optimal rule lists as a scikit-learn-style estimator."""
+
+import warnings
+from fractions import Fraction
+
+import numpy as np
+
+from optrules.base import RuleEstimator, binary_classes
+from optrules.data.binary_dataset import BinaryDataset
+from optrules.data.mining import mine_antecedents
+from optrules.rule_lists.fit import (BOUNDS, ENGINES, POLICIES, SYMMETRY_MAPS, ProgressLog,
+                                     fit_rule_list)
+from optrules.rule_lists.model import RuleList, RuleListResult
+from optrules.validation import (ExactFraction, Integer, Options, Real, Subset, Thresholds,
+                                 fraction_text)
+
+__all__ = ["RuleListClassifier"]
+
+_HALF = Fraction(1, 2)
+
+
+class RuleListClassifier(RuleEstimator):
+    """Certifiably optimal rule list (CORELS objective) for a binary target.
+
+    ``fit(X, y)`` turns the columns of ``X`` into items, mines antecedents (conjunctions of up
+    to ``max_cardinality`` items from distinct features) and finds the rule list minimising
+
+        R(d) = mistakes(d)/N + lam · (number of rules)
+
+    over all lists of those antecedents, exactly (integer arithmetic), with a certificate:
+    ``status_ == "optimal"`` means ``objective_`` is the minimum; a limit gives the best list
+    found with ``lower_bound_ <= minimum <= objective_``.
+
+    Items: a categorical column (text, ``bool`` or pandas ``category``) gives ``col:value``
+    for each value; a numeric column gives ``col:<=t`` and ``col:>t`` at the cut points chosen
+    by ``thresholds``, printed as the shortest decimal that splits the training values the same
+    way. A missing cell satisfies no item of its column.
+
+    Parameters
+    ----------
+    lam : float, str or Fraction in (0, 1), default 0.01
+        λ, the penalty per rule, read exactly (0.01 is 1/100; numpy scalars work).
+    max_cardinality : int >= 1, default 2
+        Most items per antecedent.
+    min_support : float, str or Fraction in [0, 1/2], or None, default None
+        Mine only antecedents holding for between ``min_support``·N and
+        (1 - ``min_support``)·N rows. None means λ: by Thm 10 and Thm 12 of the paper an
+        antecedent outside [λN, (1-λ)N] never appears in an optimal list, so nothing is lost
+        and the certificate holds for all conjunctions of up to ``max_cardinality`` items. A
+        larger value gives a warning: the list is then optimal among the mined antecedents
+        only.
+    thresholds : {"quantile:K", "width:K", "all"}, default "quantile:3"
+        Cut points of numeric columns (quartiles by default).
+    policy : {"lower-bound", "bfs", "dfs", "curiosity", "objective"}, default "lower-bound"
+        Search order.
+    symmetry_map : {"prefix", "captured", "none"}, default "prefix"
+        Symmetry-aware pruning (prefix permutations, Cor. 18, or captured vectors, Thm 17).
+    max_nodes, max_queue : int or None, default None
+        Stop after expanding this many prefixes, or when more than this many wait in the queue
+        (the memory limit); the best list so far is kept with its exact gap.
+    time_limit : float or None, default None
+        Seconds for the search, likewise.
+    disabled_bounds : tuple of str, default ()
+        Bounds to switch off, for ablation (the optimum does not change); names in
+        ``optrules.rule_lists.BOUNDS``.
+    engine : {"reference"}, default "reference"
+    verbose : int, default 0
+        If > 0, print a progress line on stderr every 10 seconds of search.
+
+    Attributes
+    ----------
+    rule_list_ : RuleList
+        The learned list; ``str(rule_list_)`` prints it.
+    rules_ : list of dict
+        The list as plain data: one dict per rule (``antecedent``, ``conditions`` as
+        ``[feature, operator, value]`` triples, ``prediction``, ``class_counts``), then the
+        default rule (``antecedent`` None, no conditions).
+    objective_ : Fraction
+        Exact objective of ``rule_list_`` on the training data.
+    lower_bound_ : Fraction
+        Proven lower bound on every rule list's objective (= ``objective_`` when optimal).
+    status_ : {"optimal", "limit"}
+    result_ : RuleListResult
+        The search's full result (nodes, seconds, statistics).
+    n_antecedents_ : int
+        Number of antecedents mined.
+    classes_ : ndarray of shape (2,)
+        The class values, sorted; ``classes_[1]`` is the positive class, which wins ties.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when ``X`` had string column names.
+
+    Notes
+    -----
+    ``predict_proba`` gives, for the rule that classifies a sample, the class frequencies of
+    the training samples that rule captured (no smoothing). A rule predicts the majority class
+    of what it captures, so ``predict`` is the most probable class, except on an exact tie
+    (0.5/0.5), where the positive class ``classes_[1]`` is predicted as in CORELS.
+
+    References
+    ----------
+    .. [1] E. Angelino, N. Larus-Stone, D. Alabi, M. Seltzer, C. Rudin. "Learning certifiably
+       optimal rule lists for categorical data." JMLR 18(234), 2018.
+
+    Examples
+    --------
+    >>> X = {"sex": ["M", "M", "F", "F", "M", "F"], "priors": [5, 0, 4, 0, 7, 1]}
+    >>> y = [1, 0, 0, 0, 1, 0]
+    >>> model = RuleListClassifier(lam=0.05, min_support=0).fit(X, y)
+    >>> print(model.rule_list_)
+    if {priors:<=4.7} then 0
+    else 1
+    >>> model.objective_, model.status_
+    (Fraction(1, 20), 'optimal')
+    >>> model.predict({"sex": ["F"], "priors": [9]}).tolist()
+    [1]
+    """
+
+    _kind = "classifier"
+    _parameter_constraints = {
+        "lam": [ExactFraction(0, 1)],
+        "max_cardinality": [Integer(1)],
+        "min_support": [ExactFraction(0, _HALF, low_inclusive=True, high_inclusive=True),
+                        None],
+        "thresholds": [Thresholds()],
+        "policy": [Options(POLICIES)],
+        "symmetry_map": [Options(SYMMETRY_MAPS)],
+        "max_nodes": [Integer(1), None],
+        "max_queue": [Integer(1), None],
+        "time_limit": [Real(), None],
+        "disabled_bounds": [Subset(BOUNDS)],
+        "engine": [Options(ENGINES)],
+        "verbose": [Integer(0)],
+    }
+
+    def __init__(self, lam=0.01, *, max_cardinality=2, min_support=None,
+                 thresholds="quantile:3", policy="lower-bound", symmetry_map="prefix",
+                 max_nodes=None, max_queue=None, time_limit=None, disabled_bounds=(),
+                 engine="reference", verbose=0):
+        self.lam = lam
+        self.max_cardinality = max_cardinality
+        self.min_support = min_support
+        self.thresholds = thresholds
+        self.policy = policy
+        self.symmetry_map = symmetry_map
+        self.max_nodes = max_nodes
+        self.max_queue = max_queue
+        self.time_limit = time_limit
+        self.disabled_bounds = disabled_bounds
+        self.engine = engine
+        self.verbose = verbose
+
+    # ----- fitting ------------------------------------------------------------------------------
+    def fit(self, X, y):
+        """Mine antecedents from ``X`` and find the optimal rule list for ``y``.
+
+        Parameters
+        ----------
+        X : DataFrame, ndarray (n_samples, n_features) or dict of columns
+        y : array-like (n_samples,) with exactly two classes
+
+        Returns
+        -------
+        self
+        """
+        params = self._validated_params()
+        features = self._features_for_fit(X)
+        self._search(self._mine(features, y, params), params)
+        return self
+
+    def antecedents(self, X, y):
+        """The antecedents and labels ``fit(X, y)`` searches, as a :class:`BinaryDataset`.
+
+        An auditor can certify a fitted model's claim on exactly this problem with
+        :func:`optrules.verify.certify_rule_list`. Nothing is fitted.
+        """
+        params = self._validated_params()
+        return self._mine(self._training_features(X), y, params)
+
+    def _mine(self, features, y, params):
+        classes, labels = binary_classes(y, features.n_samples, type(self).__name__)
+        lam = params["lam"]
+        min_support = lam if params["min_support"] is None else params["min_support"]
+        if min_support > lam:
+            warnings.warn(f"min_support={self.min_support!r} is larger than lam={self.lam!r}: "
+                          "antecedents with support between lam and min_support were not "
+                          "mined, so the rule list is optimal only among the mined antecedents "
+                          "(min_support=None mines at lam and loses nothing).", UserWarning,
+                          stacklevel=3)
+        return mine_antecedents(features, labels, classes=classes,
+                                target=str(getattr(y, "name", None) or "y"),
+                                max_cardinality=params["max_cardinality"],
+                                min_support=min(min_support, _HALF),
+                                thresholds=params["thresholds"])
+
+    def fit_antecedents(self, dataset):
+        """Find the optimal rule list over pre-mined antecedents (e.g. CORELS files).
+
+        The mining parameters (``max_cardinality``, ``min_support``, ``thresholds``) do not
+        apply. The fitted model predicts from a :class:`BinaryDataset` with the same antecedent
+        names; when the antecedents were mined from features (they carry conditions) it also
+        predicts from raw rows holding the features they use.
+
+        Parameters
+        ----------
+        dataset : BinaryDataset
+
+        Returns
+        -------
+        self
+        """
+        if not isinstance(dataset, BinaryDataset):
+            raise TypeError(f"fit_antecedents takes a BinaryDataset; got "
+                            f"{type(dataset).__name__}.")
+        params = self._validated_params()
+        self._search(dataset, params)
+        conditions = dataset.antecedent_conditions
+        if conditions is None:
+            names, kinds = list(dataset.antecedent_names), (False,) * dataset.n_antecedents
+        else:
+            used = {}
+            for condition in (c for antecedent in conditions for c in antecedent):
+                used.setdefault(condition.feature, condition.numeric)
+            names, kinds = list(used), tuple(used.values())
+        self.n_features_in_ = len(names)
+        self.feature_names_in_ = np.array(names, dtype=object)
+        self._feature_kinds = kinds
+        return self
+
+    def _search(self, dataset, params):
+        result = fit_rule_list(
+            dataset, params["lam"], engine=params["engine"], policy=params["policy"],
+            symmetry_map=params["symmetry_map"], disabled_bounds=params["disabled_bounds"],
+            max_nodes=params["max_nodes"], max_queue=params["max_queue"],
+            time_limit=params["time_limit"],
+            progress=ProgressLog(10.0) if params["verbose"] else None)
+        self._set_result(result, dataset.n_antecedents)
+
+    def _set_result(self, result, n_antecedents):
+        self.result_ = result
+        self.rule_list_ = result.rule_list
+        self.rules_ = _plain_rules(result.rule_list)
+        self.objective_ = result.objective
+        self.lower_bound_ = result.lower_bound
+        self.status_ = result.status
+        self.n_antecedents_ = n_antecedents
+        self.classes_ = np.array(result.rule_list.classes)
+
+    # ----- prediction ---------------------------------------------------------------------------
+    def _rows(self, X):
+        """What the rule list is applied to: a BinaryDataset as is, else checked features."""
+        self._check_is_fitted()
+        return X if isinstance(X, BinaryDataset) else self._features_for_predict(X)
+
+    def predict(self, X):
+        """Predicted class of every row of ``X`` (raw rows, or a BinaryDataset)."""
+        rows = self._rows(X)
+        return self.rule_list_.predict(rows)
+
+    def predict_proba(self, X):
+        """Class probabilities (n_samples, 2), columns in ``classes_`` order (see Notes)."""
+        rows = self._rows(X)
+        return self.rule_list_.predict_proba(rows)
+
+    def score(self, X, y):
+        """Accuracy: the fraction of rows whose predicted class equals ``y``."""
+        return float(np.mean(self.predict(X) == np.asarray(y).ravel()))
+
+    def _model_text(self):
+        return f"{self.rule_list_}\n{self.result_.summary()}"
+
+    # ----- model files --------------------------------------------------------------------------
+    def _model_content(self):
+        result = self.result_
+        return dict(self._common_content(), model=self.rule_list_.to_dict(), result={
+            "objective": fraction_text(result.objective),
+            "lower_bound": fraction_text(result.lower_bound),
+            "lambda": fraction_text(result.lam), "status": result.status,
+            "mistakes": result.mistakes, "n_samples": result.n_samples,
+            "nodes_expanded": result.nodes_expanded, "seconds": round(result.seconds, 6),
+            "remaining_search_space": str(result.remaining_search_space),
+            "n_antecedents": self.n_antecedents_, "statistics": result.statistics})
+
+    @classmethod
+    def _from_model_content(cls, body):
+        estimator = cls._unfitted_from_content(body)
+        rule_list = RuleList.from_dict(body["model"])
+        saved = body["result"]
+        lam, objective = Fraction(saved["lambda"]), Fraction(saved["objective"])
+        lower_bound = Fraction(saved["lower_bound"])
+        counts = [rule.class_counts for rule in rule_list.rules] + [rule_list.default_counts]
+        if any(c is None for c in counts):
+            raise ValueError("the rule list lacks class counts.")
+        mistakes = sum(c[0] if prediction == rule_list.classes[1] else c[1] for c, prediction
+                       in zip(counts, [r.prediction for r in rule_list.rules]
+                              + [rule_list.default]))
+        n_samples = sum(sum(c) for c in counts)
+        if (mistakes, n_samples) != (saved["mistakes"], saved["n_samples"]) or objective != \
+                Fraction(mistakes, n_samples) + lam * len(rule_list) or lower_bound > objective:
+            raise ValueError("the objective, mistakes and bound do not match the rule list's "
+                             "class counts.")
+        if saved["status"] not in ("optimal", "limit") or \
+                (saved["status"] == "optimal") != (lower_bound == objective):
+            raise ValueError(f"invalid status {saved['status']!r} for its lower bound.")
+        result = RuleListResult(rule_list, objective, mistakes, n_samples, lam,
+                                saved["status"], lower_bound, saved["nodes_expanded"],
+                                saved["seconds"], int(saved["remaining_search_space"]),
+                                dict(saved["statistics"]))
+        estimator._restore_common(body)
+        estimator._set_result(result, saved["n_antecedents"])
+        return estimator
+
+
+def _plain_rules(rule_list):
+    """The rule list as plain data (see the ``rules_`` attribute)."""
+    description = rule_list.to_dict()
+    return description["rules"] + [{"antecedent": None, "conditions": [],
+                                     "prediction": description["default"],
+                                     "class_counts": description["default_counts"]}]
