@@ -18,6 +18,7 @@ References
    1-78, 2018. (Algorithms 2-4; Thms 1, 4, 6, 7, 10, 11, 12, 17, 22; Lemma 2; Cor. 18.)
 """
 
+import collections
 import heapq
 import itertools
 import time
@@ -38,7 +39,8 @@ class _Node:
     """
 
     __slots__ = ("antecedent", "parent", "children", "depth", "lower_bound", "minority_bound",
-                 "objective", "prediction", "n_captured", "expanded", "deleted", "map_key")
+                 "objective", "prediction", "n_captured", "expanded", "deleted", "queued",
+                 "map_key")
 
     def __init__(self, antecedent, parent, lower_bound, minority_bound, objective, prediction,
                  n_captured):
@@ -53,6 +55,7 @@ class _Node:
         self.n_captured = n_captured
         self.expanded = False
         self.deleted = False
+        self.queued = False
         self.map_key = None
 
     def path(self):
@@ -101,6 +104,9 @@ class _BranchAndBound:
         self.minority = bitset.to_int(dataset.minority) if "equivalent_points" in self.bounds else 0
         self.everything = (1 << self.n_samples) - 1
         self.queue = []
+        # Live queued prefixes counted by (length, b(d_p), b_0(d_p)): all that the certificate
+        # figures need (queue_summary), kept up to date so they cost no pass over the queue.
+        self.queued_bounds = collections.Counter()
         self.sequence = itertools.count()
         self.symmetry_map = {}
         self.statistics = dict.fromkeys(
@@ -131,7 +137,18 @@ class _BranchAndBound:
     # ----- queue ---------------------------------------------------------------------------
     def _push(self, node):
         heapq.heappush(self.queue, (_priority(self.config.policy, node, next(self.sequence)), node))
+        node.queued = True
+        self.queued_bounds[node.depth, node.lower_bound, node.minority_bound] += 1
         self.statistics["max_queue_size"] = max(self.statistics["max_queue_size"], len(self.queue))
+
+    def _unqueue(self, node):
+        """Bookkeeping for a prefix leaving the queue (popped, or deleted while waiting)."""
+        if node.queued:
+            node.queued = False
+            key = (node.depth, node.lower_bound, node.minority_bound)
+            self.queued_bounds[key] -= 1
+            if not self.queued_bounds[key]:
+                del self.queued_bounds[key]
 
     def _extension_pruned_by(self, node):
         """The bound proving no extension of this prefix beats R^c, or None.
@@ -158,6 +175,7 @@ class _BranchAndBound:
                     (deadline is not None and time.perf_counter() >= deadline):
                 return nodes_expanded, False
             _, node = heapq.heappop(self.queue)             # Alg. 2: d_p <- Q.pop()
+            self._unqueue(node)
             if node.deleted or self._extension_pruned_by(node) is not None:
                 continue
             self._expand(node)
@@ -287,6 +305,7 @@ class _BranchAndBound:
         while stack:
             current = stack.pop()
             current.deleted = True
+            self._unqueue(current)
             self.statistics["garbage_collected"] += 1
             if current.map_key is not None and self.symmetry_map.get(current.map_key) is current:
                 del self.symmetry_map[current.map_key]
@@ -302,41 +321,45 @@ class _BranchAndBound:
     def describe(self):
         """Progress figures (scaled objectives converted to Fractions)."""
         scale = self.mistake * self.n_samples
+        lower_bound, remaining = self.queue_summary()
         return {"best_objective": Fraction(self.best_objective, scale),
-                "lower_bound": Fraction(self.global_lower_bound(), scale),
+                "lower_bound": Fraction(lower_bound, scale),
                 "queue_size": len(self.queue), "map_size": len(self.symmetry_map),
                 "evaluations": self.statistics["lower_bound_evaluations"],
-                "remaining_search_space": self.remaining_search_space()}
+                "remaining_search_space": remaining}
 
     # ----- certificates --------------------------------------------------------------------
-    def live_queue(self):
-        return [node for _, node in self.queue if not node.deleted]
+    def queue_summary(self):
+        """(global lower bound, remaining search space) of the queued prefixes, both scaled.
 
-    def global_lower_bound(self):
-        """Every rule list's objective is at least this (scaled).
+        Lower bound: every rule list's objective is at least this. Unexplored rule lists extend
+        a queued prefix by at least one rule, so they cost at least b(d_p) + b_0(d_p) + λ
+        (Lemma 2 with Thm 22); everything else was evaluated.
 
-        Unexplored rule lists extend a queued prefix by at least one rule, so they cost at least
-        b(d_p) + b_0(d_p) + λ (Lemma 2 with Thm 22); everything else was evaluated.
+        Remaining space, Thm 7 (eq. 22-23): an upper bound on the prefix evaluations still to
+        do. A queued prefix's term depends only on its length and on its slack
+        ⌊(R^c - b(d_p))/λ⌋, so each term is computed once per (length, slack).
+
+        Both come from ``queued_bounds`` (live queued prefixes per length and bounds), so the
+        work is proportional to the number of distinct bounds, not to the queue: a time limit
+        is honoured to within one node expansion plus this summary.
         """
-        bounds = [node.lower_bound + node.minority_bound + self.rule_penalty
-                  for node in self.live_queue()]
-        return min(bounds + [self.best_objective])
-
-    def remaining_search_space(self):
-        """Thm 7 (eq. 22-23): upper bound on the prefix evaluations still to do."""
-        total, n_antecedents = 0, len(self.antecedents)
-        for node in self.live_queue():
-            free = n_antecedents - node.depth
-            slack = (self.best_objective - node.lower_bound) // self.rule_penalty
+        best, penalty = self.best_objective, self.rule_penalty
+        lower_bound = min([b + b0 + penalty for _, b, b0 in self.queued_bounds] + [best])
+        counts = collections.Counter()
+        for (depth, b, _), count in self.queued_bounds.items():
+            counts[depth, (best - b) // penalty] += count
+        remaining, n_antecedents = 0, len(self.antecedents)
+        for (depth, slack), count in counts.items():
             if slack < 0:
-                continue  # b(d_p) > R^c: eq. 22's inner sum is empty
-            f = min(slack, free)
+                continue                    # b(d_p) > R^c: eq. 22's inner sum is empty
+            free = n_antecedents - depth
             term, permutations = 0, 1
-            for k in range(f + 1):
+            for k in range(min(slack, free) + 1):
                 term += permutations
                 permutations *= free - k
-            total += term
-        return total
+            remaining += count * term
+        return lower_bound, remaining
 
 
 def corels(dataset, lam, config):
@@ -374,13 +397,13 @@ def corels(dataset, lam, config):
     rule_list = RuleList(rules, classes[int(default)], dataset.target, classes)
     scale = lam.denominator * dataset.n_samples
     objective = Fraction(search.best_objective, scale)
-    lower_bound = objective if finished else Fraction(search.global_lower_bound(), scale)
+    lower_bound, remaining = search.queue_summary() if not finished else (
+        search.best_objective, 0)
     statistics = dict(search.statistics, symmetry_map_size=len(search.symmetry_map))
     return RuleListResult(
         rule_list=rule_list, objective=objective,
         mistakes=(search.best_objective - search.rule_penalty * len(prefix)) // search.mistake,
         n_samples=dataset.n_samples, lam=lam, status="optimal" if finished else "limit",
-        lower_bound=lower_bound, nodes_expanded=nodes_expanded,
-        seconds=time.perf_counter() - start,
-        remaining_search_space=0 if finished else search.remaining_search_space(),
+        lower_bound=Fraction(lower_bound, scale), nodes_expanded=nodes_expanded,
+        seconds=time.perf_counter() - start, remaining_search_space=remaining,
         statistics=statistics)

@@ -5,13 +5,16 @@ pair the Python and C implementations).
 """
 
 import importlib
+import math
 from fractions import Fraction
 
 import numpy as np
 from hypothesis import given, strategies as st
 
 from optrules.data.binary_dataset import BinaryDataset
-from optrules.rule_lists.fit import BOUNDS, ENGINES, POLICIES, SYMMETRY_MAPS, fit_rule_list
+from optrules.rule_lists.equivalent_points import minority_bits
+from optrules.rule_lists.fit import (BOUNDS, ENGINES, POLICIES, SYMMETRY_MAPS, SearchConfig,
+                                     fit_rule_list)
 from optrules.rule_lists.model import score
 from optrules.verify.instances import RuleListInstance
 from optrules.verify.oracle import optimal_rule_list
@@ -143,3 +146,26 @@ class RuleListSearchTests:
 
 class TestReferenceEngine(RuleListSearchTests):
     engine = "reference"
+
+
+@given(rule_list_instances(), st.integers(1, 30), st.sampled_from(POLICIES),
+       st.sampled_from(SYMMETRY_MAPS))
+def test_reference_certificate_figures_equal_a_direct_count_of_the_queue(
+        instance, max_nodes, policy, symmetry_map):
+    """The reference engine keeps the live queue's bounds up to date (so a time limit needs no
+    pass over the queue); they must equal what a direct pass over the queue computes."""
+    engine = importlib.import_module(ENGINES["reference"])
+    data, lam = instance
+    data = data.with_minority(minority_bits(data))
+    search = engine._BranchAndBound(data, Fraction(lam), SearchConfig(policy=policy,
+                                                                      symmetry_map=symmetry_map))
+    search.run(max_nodes, None, None, None)
+    live = [node for _, node in search.queue if not node.deleted]
+    penalty, best = search.rule_penalty, search.best_objective
+    lower_bound = min([n.lower_bound + n.minority_bound + penalty for n in live] + [best])
+    remaining = 0
+    for node in live:
+        free, slack = len(search.antecedents) - node.depth, (best - node.lower_bound) // penalty
+        remaining += sum(math.perm(free, k) for k in range(min(slack, free) + 1)) \
+            if slack >= 0 else 0
+    assert search.queue_summary() == (lower_bound, remaining)
