@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 from optrules import RuleListClassifier
-from optrules.cli.data_command import DATASETS, bundled_csv
-from optrules.data import bitset
+from optrules.data import DATASETS, bitset, bundled_csv
 from optrules.data.corels_files import load_corels
 from optrules.data.mining import mine_antecedents
 from optrules.data.table import read_csv
@@ -20,7 +19,7 @@ from optrules.rule_lists.fit import fit_rule_list
 from optrules.verify.instances import RuleListInstance
 from optrules.verify.rescore import rescore_rule_list
 
-COMPAS_TARGET = DATASETS["compas"][1]
+COMPAS_TARGET = DATASETS["compas"]["target"]
 
 OPTIMA = {  # λ -> (objective, mistakes, rules)
     "0.015": (Fraction(245267, 648900), 2258, 2),

@@ -124,6 +124,24 @@ class BaseLearnerTests:
         result = self.learn(problem, apx=alpha)
         assert result.objective >= alpha * optimum
         assert result.upper_bound >= optimum and result.guarantee >= alpha
+        assert result.status == "approximate", self.engine      # proven within α, not optimal
+
+    def test_depth_limit_keeps_skipping_implied_augmentations(self):
+        """q → p_a pruning stays on under max_depth (q p_a has q's extent); only core-query
+        condensation goes off. p1 ⊇ p0, so p1 is implied after p0 and never evaluated there."""
+        extents = [[1, 1, 0, 0, 0, 0], [1, 1, 1, 1, 0, 0], [0, 1, 1, 0, 1, 0]]
+        problem = GradientProblem.from_values(extents, ["p0", "p1", "p2"],
+                                              [3, 2, -1, 1, -2, -3], [1] * 6, 1)
+        result = self.learn(problem, max_depth=2, bound_pruning=False)
+        assert result.statistics["equivalence_immediate"] >= 1, self.engine
+        assert result.statistics["equivalence_propagated"] == 0, self.engine
+
+    def test_no_propositions_gives_the_empty_query(self):
+        problem = GradientProblem.from_values(np.zeros((0, 4), dtype=bool), [],
+                                              [1, -1, 2, 1], [1, 1, 1, 1], 1)
+        for search in ("optimal", "greedy"):
+            result = fit_rule(problem, search=search, engine=self.engine)
+            assert result.query == () and result.coverage == 4, (self.engine, search)
 
     @given(gradient_instances(max_props=12, max_rows=50, numbers="int"))
     def test_node_limit_reports_a_valid_guarantee(self, instance):

@@ -215,6 +215,35 @@ def test_verify_rule_cli(tmp_path, capsys):
     assert verdicts["cp-sat cardinality"] == "certified"   # logistic at f = 0: h = 1/4
 
 
+def test_verify_rule_cli_certifies_an_approximation_claim(tmp_path, capsys):
+    rng = np.random.default_rng(4)
+    rows = ["a,b,y"] + [f"{rng.integers(0, 6)},{'uvw'[rng.integers(3)]},{rng.integers(2)}"
+                        for _ in range(40)]
+    path = tmp_path / "t.csv"
+    path.write_text("\n".join(rows) + "\n")
+    status = main(["verify", "rule", "--csv", str(path), "--target", "y", "--lam", "1",
+                   "--thresholds", "all", "--apx", "0.5"])
+    out = capsys.readouterr().out
+    assert status == 0 and "status approximate" in out and "verdict: certified" in out
+
+
+def test_an_approximation_claim_is_refuted_when_the_rule_is_worse():
+    """The α claim obj(q) >= α·max obj: certified for α small enough, refuted otherwise."""
+    extents = [[1, 1, 0, 0], [0, 0, 1, 1]]
+    instance = RuleInstance.from_values(extents, [2, 2, 0, -1], [1, 1, 1, 1], 1)
+    optimum, _ = optimal_rule(instance)
+    weaker = (1,)
+    value = instance.objective(instance.extent_of(weaker))
+    assert 0 < value < optimum
+    fine = certify_rule(instance, weaker, value, checks=("oracle", "claim", "dinkelbach"),
+                        alpha=value / optimum)
+    assert fine.verdict == "certified", fine.to_dict()
+    wrong = certify_rule(instance, weaker, value, checks=("oracle", "claim", "dinkelbach"),
+                         alpha=value / optimum + Fraction(1, 1000))
+    assert wrong.verdict == "refuted", wrong.to_dict()
+    assert {c["verdict"] for c in wrong.checks} == {"refuted"}, wrong.to_dict()
+
+
 @pytest.mark.slow
 def test_compas_subset_is_certified_by_cpsat_and_maxsat(compas_dir, capsys):
     """12 antecedents, 300 rows, λ = 0.01. Measured: CP-SAT 12.5 s, MaxSAT (RC2Stratified) 0.8 s."""

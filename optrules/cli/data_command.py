@@ -1,26 +1,17 @@
 """``optrules data``: write a bundled dataset as CSV, to try the other commands on."""
 
 import sys
-from importlib import resources
 
-__all__ = ["add_parser", "bundled_csv", "DATASETS"]
+from optrules.data import DATASETS, bundled_csv
 
-#: Bundled dataset name -> (file in optrules.data, target column, description).
-DATASETS = {"compas": ("compas_train.csv", "recidivate-within-two-years",
-                       "ProPublica COMPAS training split as CORELS uses it: 6489 rows, 7 "
-                       "categorical features, binary target recidivate-within-two-years")}
-
-
-def bundled_csv(name):
-    """Path-like of a bundled dataset's CSV file (a key of :data:`DATASETS`)."""
-    return resources.files("optrules.data") / DATASETS[name][0]
+__all__ = ["add_parser"]
 
 
 def add_parser(commands):
     parser = commands.add_parser(
         "data", help="write a bundled dataset as CSV",
         description="Write a dataset bundled with optrules as a CSV file. " + " ".join(
-            f"{name}: {description}." for name, (_, _, description) in DATASETS.items()),
+            f"{name}: {entry['description']}." for name, entry in DATASETS.items()),
         epilog="example: optrules data compas --output compas.csv")
     parser.add_argument("name", choices=sorted(DATASETS))
     parser.add_argument("--output", metavar="FILE", help="write here, not to stdout")

@@ -2,12 +2,12 @@
 
 from importlib import resources
 
+from optrules.data import DATASETS, bundled_csv
 from optrules.data.synthetic import noisy_parity
 from optrules.data.table import read_csv
 from optrules.rule_boosting.estimator import OptimalRuleBoostingClassifier
 from optrules.rule_lists.estimator import RuleListClassifier
 
-from .data_command import DATASETS, bundled_csv
 
 __all__ = ["add_parser"]
 
@@ -19,7 +19,7 @@ def add_parser(commands):
 
 def run(args, parser):
     lam = "0.015"
-    target = DATASETS["compas"][1]
+    target = DATASETS["compas"]["target"]
     print(f"Certifiably optimal rule list on the bundled ProPublica COMPAS training split "
           f"(6489 rows; {target}: 1 = reoffended within two years), antecedents of up to 2 "
           f"items, lambda = {lam}:\n")

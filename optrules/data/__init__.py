@@ -3,6 +3,32 @@
 Tables and canonical feature columns (:mod:`.table`), packed bitsets (:mod:`.bitset`),
 propositions on features (:mod:`.propositions`), antecedent mining for rule lists
 (:mod:`.mining`), binary antecedent datasets (:mod:`.binary_dataset`), the CORELS text formats
-(:mod:`.corels_files`) and synthetic data (:mod:`.synthetic`). The bundled COMPAS training split
-is ``compas_train.csv`` in this package.
+(:mod:`.corels_files`) and synthetic data (:mod:`.synthetic`), plus the bundled datasets.
+
+Examples
+--------
+>>> X, y = read_csv(bundled_csv("compas"), target=DATASETS["compas"]["target"])
+>>> X.n_samples, X.names[:3], sorted(set(y.tolist()))
+(6489, ('sex', 'age', 'juvenile-felonies'), [0, 1])
 """
+
+from importlib import resources
+
+from optrules.data.table import Features, as_features, read_csv
+
+__all__ = ["DATASETS", "bundled_csv", "read_csv", "as_features", "Features"]
+
+#: Bundled datasets: name -> file in this package, target column and description.
+DATASETS = {
+    "compas": {"file": "compas_train.csv", "target": "recidivate-within-two-years",
+               "description": "ProPublica COMPAS training split as CORELS uses it: 6489 rows, "
+                              "7 categorical features, binary target "
+                              "recidivate-within-two-years (1 = reoffended within two years)"},
+}
+
+
+def bundled_csv(name):
+    """Path-like of a bundled dataset's CSV file (a key of :data:`DATASETS`)."""
+    if name not in DATASETS:
+        raise ValueError(f"unknown bundled dataset {name!r}; choose from {sorted(DATASETS)}.")
+    return resources.files("optrules.data") / DATASETS[name]["file"]

@@ -98,7 +98,8 @@ class GradientProblem:
                 raise ValueError(f"extents must be a 0/1 matrix of shape (d, {n_samples}); got "
                                  f"shape {extents.shape}.")
             packed = bitset.pack(extents.astype(bool))
-            ints = tuple(bitset.to_int(row) for row in packed.reshape(len(extents), -1))
+            ints = tuple(bitset.to_int(row) for row in packed.reshape(len(extents),
+                                                                     bitset.n_words(n_samples)))
         if len(names) != len(ints):
             raise ValueError(f"{len(names)} names for {len(ints)} extents.")
         return cls(ints, tuple(names), tuple(int(v * scale) for v in g_exact),
