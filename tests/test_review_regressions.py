@@ -129,3 +129,15 @@ def test_a_limited_claim_is_refuted_when_its_lower_bound_is_too_high():
                               checks=["oracle"],
                               claimed_lower_bound=full.objective + Fraction(1, 1000))
     assert lying.verdict == "refuted"
+
+
+def test_numpy_scalars_in_the_function_api():
+    """A λ sweep built with np.linspace must work (np.float64 used to be read via its repr)."""
+    from optrules.rule_boosting.fit import fit_rule_ensemble as boost
+    for lam in np.linspace(0.1, 0.3, 3):
+        assert fit_rule_list(DATA, lam).lam == Fraction(str(round(float(lam), 10)))
+    assert fit_rule_list(DATA, np.float32(0.25)).lam == Fraction(1, 4)
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    ensemble = boost(X, [0, 0, 1, 1], n_rules=np.int64(1), lam=np.float64(0.5),
+                     apx=np.float32(0.5), max_depth=np.int64(1), thresholds="all")
+    assert ensemble.lam == Fraction(1, 2) and len(ensemble.rules) == 1
