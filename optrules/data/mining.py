@@ -20,9 +20,12 @@ Antecedents
     list, so ``s <= λ`` loses nothing.
 Names
     CORELS' convention: items ``feature:value``, ``feature:<=t``, ``feature:>t``, joined by
-    ``,`` (``sex:Male,priors:>3``). Names are for reading and for the CORELS files; a model
-    applies an antecedent through its conditions (:class:`~optrules.data.propositions.Proposition`
-    objects), so feature names and values may contain any character.
+    ``,`` (``sex:Male,priors:>3``). A feature name or category holding ``:``, ``,`` or ``"`` is
+    written in double quotes, with inner quotes doubled (``"sex, reported":Male``), so distinct
+    antecedents always get distinct names. Names are for reading and for the CORELS files; a
+    model applies an antecedent through its conditions
+    (:class:`~optrules.data.propositions.Proposition` objects), so feature names and values may
+    contain any character.
 """
 
 import itertools
@@ -33,15 +36,34 @@ import numpy as np
 from optrules.data.binary_dataset import BinaryDataset
 from optrules.data.propositions import Proposition, format_value, numeric_thresholds
 from optrules.data.table import as_features
-from optrules.validation import parse_fraction, parse_thresholds
+from optrules.validation import ExactFraction, Integer, Thresholds, validate_params
 
 __all__ = ["feature_items", "mine_antecedents", "antecedent_name"]
 
+_CONSTRAINTS = {"min_support": [ExactFraction(0, Fraction(1, 2), low_inclusive=True,
+                                              high_inclusive=True)],
+                "max_cardinality": [Integer(1)],
+                "thresholds": [Thresholds()]}
+
 
 def antecedent_name(conditions):
-    """CORELS-style name of a conjunction of items: ``sex:Male,priors:<=3.5``."""
-    return ",".join(f"{p.feature}:{'' if p.operator == '==' else p.operator}"
-                    f"{format_value(p.value)}" for p in conditions)
+    """CORELS-style name of a conjunction of items: ``sex:Male,priors:<=3.5``.
+
+    Examples
+    --------
+    >>> antecedent_name([Proposition("sex, reported", "==", "M"), Proposition("n", ">", 2.0)])
+    '"sex, reported":M,n:>2'
+    """
+    return ",".join(f"{_quoted(p.feature)}:{'' if p.operator == '==' else p.operator}"
+                    f"{_quoted(format_value(p.value))}" for p in conditions)
+
+
+def _quoted(text):
+    """Text as is, or in double quotes (inner quotes doubled) when it holds ``:``, ``,`` or
+    ``"``, which would make a name ambiguous."""
+    if any(ch in text for ch in ':,"'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
 
 
 def feature_items(features, thresholds="quantile:3"):
@@ -71,7 +93,7 @@ def mine_antecedents(features, labels, *, classes=(0, 1), target="label", max_ca
     max_cardinality : int, default 2
         Largest number of items in one antecedent (>= 1).
     min_support : Fraction, str or float, default 1/200
-        s in [0, 1/2): keep antecedents holding for between s*N and (1-s)*N rows. Read
+        s in [0, 1/2]: keep antecedents holding for between s*N and (1-s)*N rows. Read
         exactly: ``"0.1"`` and ``0.1`` both mean 1/10.
     thresholds : {"all", "quantile:K", "width:K"}, default "quantile:3"
         Cut points of numeric columns.
@@ -84,8 +106,8 @@ def mine_antecedents(features, labels, *, classes=(0, 1), target="label", max_ca
     Raises
     ------
     ValueError
-        If ``min_support`` is not a number in [0, 1/2), ``thresholds`` is invalid, or the
-        labels do not match the rows.
+        If ``min_support`` is not a number in [0, 1/2], ``max_cardinality`` is not a positive
+        integer, ``thresholds`` is invalid, or the labels do not match the rows.
 
     Examples
     --------
@@ -98,9 +120,10 @@ def mine_antecedents(features, labels, *, classes=(0, 1), target="label", max_ca
     labels = np.asarray(labels, dtype=bool)
     if labels.shape != (features.n_samples,):
         raise ValueError(f"{labels.size} labels for {features.n_samples} rows.")
-    min_support_ = parse_fraction("min_support", min_support, low=0, high=Fraction(1, 2),
-                                  function="mine_antecedents", low_inclusive=True)
-    parse_thresholds(thresholds, "thresholds", "mine_antecedents")
+    given = validate_params(_CONSTRAINTS, {"min_support": min_support,
+                                           "max_cardinality": max_cardinality,
+                                           "thresholds": thresholds}, "mine_antecedents")
+    min_support_, max_cardinality = given["min_support"], given["max_cardinality"]
     items = feature_items(features, thresholds)
     item_bits = [[item.evaluate(features.columns[f]) for item in column_items]
                  for f, column_items in enumerate(items)]

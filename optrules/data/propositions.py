@@ -117,6 +117,11 @@ def format_value(value):
 def numeric_thresholds(values, thresholds):
     """Cut points of one numeric column (float array, NaN = missing), ascending, as floats.
 
+    Quantiles and bin edges are computed in exact rational arithmetic from the float values
+    (numpy's linear quantile method, without its rounding: the 3/11 quantile of 0..99 is 27, not
+    26.999999999999996) and then rounded once. At most one cut per gap between consecutive
+    distinct values is kept (the first): two cuts in one gap split the training values alike.
+
     Parameters
     ----------
     values : ndarray of float
@@ -126,39 +131,65 @@ def numeric_thresholds(values, thresholds):
     --------
     >>> numeric_thresholds(np.array([17.37, 17.40, np.nan, 20.0]), "all")
     [17.38, 19.0]
+    >>> numeric_thresholds(np.arange(100.0), "quantile:10")[:3]
+    [9.0, 18.0, 27.0]
     """
     kind, count = parse_thresholds(thresholds)
-    present = values[~np.isnan(values)]
+    present = np.sort(values[~np.isnan(values)])
     if present.size == 0:
         return []
     distinct = np.unique(present)
     if kind == "all":
-        lower, upper = distinct[:-1], distinct[1:]
-        with np.errstate(over="ignore"):
-            cuts = (lower + upper) / 2
-        # a rounded midpoint can equal a neighbour or overflow; the gap is then split below
-        cuts = np.where((lower < cuts) & (cuts < upper), cuts, lower)
+        cuts = [(Fraction(float(low)) + Fraction(float(high))) / 2
+                for low, high in zip(distinct[:-1], distinct[1:])]
     elif kind == "quantile":
-        cuts = np.quantile(present, [j / (count + 1) for j in range(1, count + 1)])
+        cuts = [_linear_quantile(present, Fraction(j, count + 1)) for j in range(1, count + 1)]
     else:
-        low, high = distinct[0], distinct[-1]
-        cuts = np.array([low + j * (high - low) / count for j in range(1, count)])
-    chosen = []
-    for cut in sorted({float(t) for t in cuts if distinct[0] <= t < distinct[-1]}):
-        position = int(np.searchsorted(distinct, cut, side="right"))
-        below, above = float(distinct[position - 1]), float(distinct[position])
-        decimal = shortest_separating_decimal(cut, below, above)
-        if not chosen or chosen[-1] != decimal:
-            chosen.append(decimal)
+        low, high = Fraction(float(distinct[0])), Fraction(float(distinct[-1]))
+        cuts = [low + j * (high - low) / count for j in range(1, count)]
+    chosen, gaps = [], set()
+    for cut in sorted(set(cuts)):
+        if not distinct[0] <= cut < distinct[-1]:
+            continue
+        gap = int(np.searchsorted(distinct, float(cut), side="right"))
+        # a midpoint rounded to a float can land on a neighbour; the exact cut decides the gap
+        while gap < len(distinct) and Fraction(float(distinct[gap])) <= cut:
+            gap += 1
+        while gap > 1 and Fraction(float(distinct[gap - 1])) > cut:
+            gap -= 1
+        if gap in gaps:
+            continue
+        gaps.add(gap)
+        below, above = float(distinct[gap - 1]), float(distinct[gap])
+        chosen.append(shortest_separating_decimal(cut, below, above))
     return chosen
+
+
+def _linear_quantile(ordered, q):
+    """numpy's default ("linear") quantile q of sorted values, exactly: v_i + f (v_{i+1} - v_i)
+    at position (n - 1) q = i + f."""
+    position = (len(ordered) - 1) * q
+    i = math.floor(position)
+    low = Fraction(float(ordered[i]))
+    if position == i:
+        return low
+    return low + (position - i) * (Fraction(float(ordered[i + 1])) - low)
 
 
 def shortest_separating_decimal(cut, below, above):
     """The shortest decimal splitting the training values as ``cut`` does (module docstring).
 
-    ``below <= cut < above`` are the training values around the cut. The result ``d`` is a
-    float with ``below < d < above`` (``below <= d`` when ``cut == below``) whose shortest repr
-    has the fewest significant digits; ties go to the one closest to ``cut``, then the smaller.
+    ``below <= cut < above`` are the training values around the cut (``cut`` a float or an exact
+    Fraction). The result ``d`` is a float with ``below < d < above`` (``below <= d`` when
+    ``cut == below``, or when no float lies strictly between ``below`` and ``above``) whose
+    shortest repr has the fewest significant digits; among those, the closest to ``cut``, then
+    the smaller.
+
+    Numbers with at most k significant digits near a value t are multiples of
+    10^(e - k + 1), e the exponent of t's leading digit; the nearest ones on either side of t
+    are t rounded down and up to that step (smaller magnitudes have finer steps but lie beyond
+    the rounded-down one). So for k = 1, 2, ... only those two (and 0 for k = 1) can be the
+    closest k-digit decimals inside the interval; each is judged by the float it denotes.
 
     Examples
     --------
@@ -166,24 +197,44 @@ def shortest_separating_decimal(cut, below, above):
     17.38
     >>> shortest_separating_decimal(3.0, 3.0, 3.5), shortest_separating_decimal(1.5, 1.0, 2.0)
     (3.0, 1.5)
+    >>> shortest_separating_decimal(4.0, 3.0, 100.0), shortest_separating_decimal(0.4, 0.4, 0.5)
+    (4.0, 0.4)
     """
-    closed = cut == below
-    low, high, target = Fraction(below), Fraction(above), Fraction(cut)
-    magnitude = max(abs(low), abs(high), Fraction(1, 10 ** 300))
-    exponent = len(str(math.ceil(magnitude))) + 1      # 10**exponent > every candidate
-    while exponent > -400:
-        step = Fraction(10) ** exponent
-        first = math.ceil(low / step) if closed else math.floor(low / step) + 1
-        last = math.ceil(high / step) - 1
-        if first <= last:
-            nearest = min(max(math.floor(target / step), first), last)
-            options = {nearest, min(nearest + 1, last)}
-            for k in sorted(options, key=lambda k: (abs(k * step - target), k)):
-                decimal = float(k * step)   # correctly rounded: same float as the decimal text
-                if (below <= decimal if closed else below < decimal) and decimal < above:
-                    return decimal
+    target = Fraction(cut)
+    closed = target == Fraction(below)
+
+    def inside(candidate):
+        try:
+            value = float(candidate)
+        except OverflowError:           # beyond the float range: outside any finite interval
+            return False
+        return (below <= value if closed else below < value) and value < above
+
+    if target != 0:
+        leading = _leading_exponent(target)
+        for digits in range(1, 18):
+            step = Fraction(10) ** (leading - digits + 1)
+            candidates = {math.floor(target / step) * step, math.ceil(target / step) * step}
+            if digits == 1:
+                candidates.add(Fraction(0))
+            valid = [c for c in candidates if inside(c)]
+            if valid:
+                return float(min(valid, key=lambda c: (abs(c - target), c)))
+    elif inside(0):
+        return 0.0
+    # No float lies strictly between two neighbouring doubles: split at the lower one.
+    return shortest_separating_decimal(below, below, above)
+
+
+def _leading_exponent(value):
+    """e with 10^e <= |value| < 10^(e+1), for a non-zero Fraction, exactly."""
+    value = abs(value)
+    exponent = len(str(value.numerator)) - len(str(value.denominator))
+    while Fraction(10) ** exponent > value:
         exponent -= 1
-    return cut
+    while Fraction(10) ** (exponent + 1) <= value:
+        exponent += 1
+    return exponent
 
 
 @dataclass(frozen=True, eq=False)

@@ -138,7 +138,7 @@ def as_features(data, feature_names=None, numeric=None):
     if len(set(names)) != len(names):
         duplicate = next(n for n in names if names.count(n) > 1)
         raise ValueError(f"duplicate feature name {duplicate!r}.")
-    lengths = {len(column) for column in raw}
+    lengths = {len(column) for column, _ in raw}
     if len(lengths) != 1:
         raise ValueError(f"feature columns have different lengths: {sorted(lengths)}.")
     if numeric is not None and len(numeric) != len(names):
