@@ -37,22 +37,26 @@ class NotFittedError(ValueError, AttributeError):
     """
 
 
-def _not_fitted_error(message):
-    """A NotFittedError, which is also scikit-learn's when scikit-learn is loaded."""
+def _sklearn_compatible(own_class):
+    """``own_class``, or, when scikit-learn is loaded, a subclass of it and of scikit-learn's
+    class of the same name, so code written for scikit-learn recognises it."""
     sklearn_exceptions = sys.modules.get("sklearn.exceptions")
-    if sklearn_exceptions is None:
-        return NotFittedError(message)
-    return _sklearn_compatible(sklearn_exceptions.NotFittedError)(message)
+    theirs = getattr(sklearn_exceptions, own_class.__name__, None)
+    return own_class if theirs is None else _combined(own_class, theirs)
 
 
 @functools.cache
-def _sklearn_compatible(sklearn_not_fitted_error):
-    return type("NotFittedError", (NotFittedError, sklearn_not_fitted_error),
-                {"__module__": __name__})
+def _combined(own_class, theirs):
+    return type(own_class.__name__, (own_class, theirs), {"__module__": __name__})
+
+
+def _not_fitted_error(message):
+    return _sklearn_compatible(NotFittedError)(message)
 
 
 class DataConversionWarning(UserWarning):
-    """Input data were converted (e.g. a column-vector ``y`` was flattened)."""
+    """Input data were converted (e.g. a column-vector ``y`` was flattened); also scikit-learn's
+    ``DataConversionWarning`` when scikit-learn is loaded."""
 
 
 class RuleEstimator:
@@ -137,6 +141,10 @@ class RuleEstimator:
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         self._feature_kinds = features.numeric
+        self._feature_categories = {
+            name: sorted({cell for cell in column if cell is not None})
+            for name, column, numeric in zip(features.names, features.columns, features.numeric)
+            if not numeric}
         return features
 
     def _features_for_predict(self, X):
@@ -161,7 +169,37 @@ class RuleEstimator:
                              f"{self.n_features_in_} features as input.")
         model_names = list(fitted) if fitted is not None else \
             [f"x{j}" for j in range(self.n_features_in_)]
-        return _checked_features(X, model_names, self._feature_kinds)
+        features = _checked_features(X, model_names, self._feature_kinds)
+        self._warn_unseen_categories(features)
+        return features
+
+    def _warn_unseen_categories(self, features):
+        """Warn about categories never seen in training (a bool column passed as 0/1, say):
+        they satisfy no ``==`` test, which silently changes predictions otherwise."""
+        if self._feature_categories is None:      # antecedents given, not mined here
+            return
+        unseen = {}
+        for name, known in self._feature_categories.items():
+            new = sorted({c for c in features.column(name) if c is not None} - set(known))
+            if new:
+                unseen[name] = new
+        if unseen:
+            shown = "; ".join(f"{name!r}: {values[:5]}{' ...' if len(values) > 5 else ''}"
+                              for name, values in unseen.items())
+            warnings.warn(f"categories not seen in training, which satisfy no '==' test: "
+                          f"{shown}.", UserWarning, stacklevel=3)
+
+    def score(self, X, y):
+        """Accuracy (classifiers) or the coefficient of determination R² (regressors) of the
+        predictions for ``X`` against ``y``."""
+        predictions = self.predict(X)
+        y = _target_vector(y, len(predictions), type(self).__name__)
+        if self._kind == "classifier":
+            return float(np.mean(predictions == y))
+        y = y.astype(float)
+        residual = float(((y - predictions) ** 2).sum())
+        total = float(((y - y.mean()) ** 2).sum())
+        return 1.0 - residual / total if total > 0 else (1.0 if residual == 0 else 0.0)
 
     # ----- files -------------------------------------------------------------------------------
     def to_json(self, path):
@@ -171,7 +209,11 @@ class RuleEstimator:
         """
         from optrules.model_files import write_model
         self._check_is_fitted()
-        write_model(path, type(self).__name__, self._model_content())
+        try:
+            write_model(path, type(self).__name__, self._model_content())
+        except OSError as error:
+            raise ValueError(f"{path}: cannot write the model file ({error.strerror}).") \
+                from None
 
     def _common_content(self):
         """Parameters and feature schema, the part of a model file every estimator has."""
@@ -180,7 +222,8 @@ class RuleEstimator:
         return {"params": json_params(self.get_params()),
                 "n_features_in": self.n_features_in_,
                 "feature_names_in": None if names is None else [str(n) for n in names],
-                "feature_numeric": [bool(k) for k in self._feature_kinds]}
+                "feature_numeric": [bool(k) for k in self._feature_kinds],
+                "feature_categories": self._feature_categories}
 
     @classmethod
     def _unfitted_from_content(cls, content):
@@ -198,11 +241,46 @@ class RuleEstimator:
         return estimator
 
     def _restore_common(self, content):
-        """Inverse of :meth:`_common_content` on a fresh estimator (already validated)."""
-        self.n_features_in_ = content["n_features_in"]
-        if content["feature_names_in"] is not None:
-            self.feature_names_in_ = np.array(content["feature_names_in"], dtype=object)
-        self._feature_kinds = tuple(content["feature_numeric"])
+        """Inverse of :meth:`_common_content` on a fresh estimator, checking every field."""
+        count, names = content["n_features_in"], content["feature_names_in"]
+        kinds, categories = content["feature_numeric"], content["feature_categories"]
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise ValueError(f"'n_features_in' must be a positive integer; got {count!r}.")
+        if names is not None and (not isinstance(names, list) or len(names) != count or
+                                  not all(isinstance(n, str) for n in names) or
+                                  len(set(names)) != count):
+            raise ValueError(f"'feature_names_in' must be null or {count} distinct strings.")
+        if not isinstance(kinds, list) or len(kinds) != count or \
+                not all(isinstance(k, bool) for k in kinds):
+            raise ValueError(f"'feature_numeric' must be {count} booleans.")
+        schema = names if names is not None else [f"x{j}" for j in range(count)]
+        categorical = [n for n, numeric in zip(schema, kinds) if not numeric]
+        if categories is not None and (
+                not isinstance(categories, dict) or sorted(categories) != sorted(categorical)
+                or not all(isinstance(v, list) and all(isinstance(c, str) for c in v)
+                           for v in categories.values())):
+            raise ValueError("'feature_categories' must be null or list the categories "
+                             "(strings) of exactly the categorical features.")
+        self.n_features_in_ = count
+        if names is not None:
+            self.feature_names_in_ = np.array(names, dtype=object)
+        self._feature_kinds = tuple(kinds)
+        self._feature_categories = categories
+
+    def _check_conditions(self, conditions):
+        """Every condition must test a feature of the schema, as a threshold on a numeric one or
+        a category test on a categorical one (a model file could say otherwise)."""
+        names = getattr(self, "feature_names_in_", None)
+        schema = dict(zip(list(names) if names is not None else
+                          [f"x{j}" for j in range(self.n_features_in_)], self._feature_kinds))
+        for condition in conditions:
+            if condition.feature not in schema:
+                raise ValueError(f"a condition tests {condition.feature!r}, which is not a "
+                                 "feature of the model.")
+            if condition.numeric != schema[condition.feature]:
+                kind = "numeric" if schema[condition.feature] else "categorical"
+                raise ValueError(f"the condition {condition.name!r} does not fit the {kind} "
+                                 f"feature {condition.feature!r}.")
 
     # ----- scikit-learn integration -------------------------------------------------------------
     def __sklearn_tags__(self):
@@ -308,7 +386,7 @@ def _target_vector(y, n_samples, estimator):
     if y.ndim == 2 and y.shape[1] == 1:
         warnings.warn("A column-vector y was passed when a 1d array was expected. Please "
                       "change the shape of y to (n_samples,), for example using ravel().",
-                      DataConversionWarning, stacklevel=3)
+                      _sklearn_compatible(DataConversionWarning), stacklevel=3)
         y = y.ravel()
     if y.ndim != 1:
         raise ValueError(f"y should be a 1d array, got an array of shape {y.shape} instead.")

@@ -42,6 +42,10 @@ def json_params(params):
     def convert(value):
         if isinstance(value, Fraction):
             return f"{value.numerator}/{value.denominator}"
+        if isinstance(value, np.floating):
+            # its shortest decimal in its own precision: np.float32(0.015) is 0.015, which is
+            # what the estimator read (.item() would widen it to 0.014999999664723873)
+            return float(str(value))
         if isinstance(value, np.generic):
             return value.item()
         if isinstance(value, (tuple, list, frozenset, set)):
@@ -75,6 +79,8 @@ def read_model(path):
         raise ValueError(f"{path}: not a complete JSON document ({error.msg} at line "
                          f"{error.lineno}, column {error.colno}); the file may be truncated or "
                          "corrupted.") from None
+    except RecursionError:
+        raise ValueError(f"{path}: not a model file (JSON nested too deeply).") from None
     if not isinstance(body, dict) or body.get("format") != FORMAT:
         raise ValueError(f"{path}: not an optrules model file (expected \"format\": "
                          f"\"{FORMAT}\").")
@@ -133,11 +139,11 @@ def load_model(path):
                                            OptimalRuleBoostingRegressor)}
     body = read_model(path)
     kind = body.get("kind")
-    if kind not in kinds:
+    if not isinstance(kind, str) or kind not in kinds:
         raise ValueError(f"{path}: unknown model kind {kind!r}; this optrules reads "
                          f"{sorted(kinds)}.")
     try:
         return kinds[kind]._from_model_content(body)
-    except (KeyError, TypeError, ValueError) as error:
+    except (KeyError, TypeError, ValueError, ZeroDivisionError, AttributeError) as error:
         problem = f"lacks the field {error}" if isinstance(error, KeyError) else str(error)
         raise ValueError(f"{path}: the {kind} model file is invalid: {problem}") from None

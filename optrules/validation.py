@@ -19,11 +19,13 @@ representation: ``0.01`` and ``np.float64(0.01)`` both mean 1/100.
 
 import math
 import numbers
+import re
 from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["parse_fraction", "fraction_text", "parse_thresholds", "validate_params", "ExactFraction", "Integer",
+__all__ = ["parse_fraction", "fraction_text", "fraction_from_text", "parse_thresholds",
+           "validate_params", "ExactFraction", "Integer",
            "Real", "Options", "Subset", "Boolean", "Callable", "Thresholds"]
 
 
@@ -87,6 +89,16 @@ def fraction_text(value):
     """An exact rational as ``"p/q"`` (``"0/1"`` for zero), the JSON form of exact numbers."""
     value = Fraction(value)
     return f"{value.numerator}/{value.denominator}"
+
+
+def fraction_from_text(text, what):
+    """Inverse of :func:`fraction_text` for a file's field ``what``; ValueError otherwise."""
+    if isinstance(text, str):
+        try:
+            return Fraction(text)
+        except (ValueError, ZeroDivisionError):
+            pass
+    raise ValueError(f"{what} must be an exact number like \"1/3\"; got {text!r}.")
 
 
 class _Constraint:
@@ -191,7 +203,10 @@ class Subset(_Constraint):
         return isinstance(value, (str, tuple, list, set, frozenset))
 
     def resolve(self, name, value, owner):
-        chosen = frozenset((value,) if isinstance(value, str) else value)
+        items = (value,) if isinstance(value, str) else tuple(value)
+        if not all(isinstance(item, str) for item in items):
+            raise TypeError(f"{_where(name, owner)} must be {self}. Got {value!r} instead.")
+        chosen = frozenset(items)
         unknown = sorted(map(str, chosen - set(self.names)))
         if unknown:
             raise ValueError(f"{_where(name, owner)} names unknown items {unknown}; valid "
@@ -225,6 +240,10 @@ class Callable(_Constraint):
         return "a callable"
 
 
+#: Largest K of 'quantile:K' and 'width:K' (a column has at most one cut per gap anyway).
+MAX_CUTS = 100_000
+
+
 def parse_thresholds(spec, name="thresholds", owner="make_propositions"):
     """Parse a numeric cut-point choice into ``(kind, K)``: ``"all"`` gives ``("all", None)``,
     ``"quantile:K"`` and ``"width:K"`` (integer K >= 1) give ``(kind, K)``.
@@ -237,10 +256,12 @@ def parse_thresholds(spec, name="thresholds", owner="make_propositions"):
     if spec == "all":
         return ("all", None)
     kind, _, count = str(spec).partition(":")
-    if kind in ("quantile", "width") and count.isdigit() and int(count) >= 1:
+    if kind in ("quantile", "width") and re.fullmatch("[0-9]{1,9}", count) and \
+            1 <= int(count) <= MAX_CUTS:
         return (kind, int(count))
     raise ValueError(f"{_where(name, owner)} must be 'all', 'quantile:K' or 'width:K' with an "
-                     f"integer K >= 1. Got {spec!r} instead.")
+                     f"integer K in [1, {MAX_CUTS}] ('all' cuts every gap). Got {spec!r} "
+                     "instead.")
 
 
 class Thresholds(_Constraint):

@@ -181,7 +181,8 @@ def test_bad_thresholds_are_named(csv_args, capsys):
     assert main(csv_args + ["--thresholds", "quantile:0", "--lam", "0.01"]) == 2
     assert _error_line(capsys) == (PREFIX + "The 'thresholds' parameter of RuleListClassifier "
                                    "must be 'all', 'quantile:K' or 'width:K' with an integer "
-                                   "K >= 1. Got 'quantile:0' instead.")
+                                   "K in [1, 100000] ('all' cuts every gap). Got 'quantile:0' "
+                                   "instead.")
 
 
 def test_target_with_three_classes_is_named(tmp_path, capsys):

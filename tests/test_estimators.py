@@ -306,3 +306,44 @@ def test_poisson_regressor_predicts_rates():
                                          thresholds="quantile:4").fit(X, counts)
     assert (model.predict(X) > 0).all() and not hasattr(model, "decision_function")
     assert model.score(X, counts) > 0.2
+
+
+# --- review fixes -------------------------------------------------------------------------
+
+def test_boosting_prints_the_thresholds_it_uses():
+    X = [[1.00001], [1.00002], [1.00003], [1.00004]]
+    model = OptimalRuleBoostingRegressor(1, lam=0, thresholds="all").fit(X, [0, 0, 1, 1])
+    threshold = model.rules_[0]["conditions"][0][2]
+    assert f"x0>{threshold!r}" in str(model) and threshold == 1.000025
+
+
+def test_categories_unseen_in_training_are_reported():
+    """A bool column passed as 0/1 at predict matches no category: say so, not silently."""
+    X = {"flag": np.array([True, False, True, False, True, False]), "n": [1, 2, 3, 4, 5, 6]}
+    model = RuleListClassifier(0.1, min_support=0).fit(X, [1, 0, 1, 0, 1, 1])
+    with pytest.warns(UserWarning, match=r"categories not seen in training.*'flag': \['0', "
+                                         r"'1'\]"):
+        model.predict({"flag": np.array([1, 0]), "n": [1, 2]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.predict({"flag": np.array([True, False]), "n": [1, 2]})
+
+
+def test_verbose_accepts_booleans_and_score_checks_y():
+    X, y = compas_like()
+    model = RuleListClassifier(0.05, verbose=True).fit(X, y)
+    with pytest.raises(ValueError, match="y has 5 values but X has 120 rows"):
+        model.score(X, y[:5])
+
+
+def test_disabled_bounds_of_the_wrong_type_are_named():
+    X, y = compas_like()
+    with pytest.raises(TypeError, match="The 'disabled_bounds' parameter of RuleListClassifier "
+                                        "must be a collection of names"):
+        RuleListClassifier(0.05, disabled_bounds=[["lookahead"]]).fit(X, y)
+
+
+def test_data_conversion_warning_is_scikit_learns_too():
+    from sklearn.exceptions import DataConversionWarning as SklearnWarning
+    with pytest.warns(SklearnWarning):
+        RuleListClassifier(0.1).fit([[0], [1], [0], [1]], np.array([[0], [1], [0], [1]]))

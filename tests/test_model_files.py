@@ -152,3 +152,62 @@ def test_unreadable_and_non_json_files(tmp_path):
     binary = tmp_path / "model.pkl"
     binary.write_bytes(b"\x80\x04\x95\xff")
     _refused(binary, r"not a model file \(not UTF-8 text\)")
+
+
+def _rewritten(path, edit):
+    """Edit a saved model and write it back with a valid checksum (a careful forgery)."""
+    body = read_model(path)
+    edit(body)
+    write_model(path, body.pop("kind"), {k: v for k, v in body.items()
+                                         if k not in ("format", "version", "optrules_version")})
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda b: b.update(kind=[]), "unknown model kind"),
+    (lambda b: b["result"].update(objective="1/0"), '\'objective\' must be an exact number'),
+    (lambda b: b["result"].update({"lambda": "1/7"}), "is not the parameter lam"),
+    (lambda b: b.update(feature_names_in="a"), "'feature_names_in' must be null or"),
+    (lambda b: b.update(n_features_in=None), "'n_features_in' must be a positive integer"),
+    (lambda b: b.update(feature_numeric=["x"]), "'feature_numeric' must be"),
+    (lambda b: b.update(feature_categories={}), "'feature_categories' must be null or"),
+    (lambda b: b["model"]["rules"][0].update(conditions=[["nowhere", "==", "a"]]),
+     "tests 'nowhere', which is not a feature of the model"),
+    (lambda b: b["model"]["rules"][0].update(conditions=[["colour, shade", "<=", 1.0]]),
+     "does not fit the categorical feature 'colour, shade'"),
+])
+def test_forgeries_with_valid_checksums_are_refused_at_load(models, tmp_path, edit, message):
+    path = _saved(models, tmp_path)
+    _rewritten(path, edit)
+    with pytest.raises(ValueError, match=re.escape(str(path)) + ": .*" + re.escape(message)):
+        load_model(path)
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda b: b["model"].update(search=5), "the model's lambda and search are not"),
+    (lambda b: b["model"].update({"lambda": "1/0"}), "'lambda' must be an exact number like"),
+])
+def test_boosting_forgeries_are_refused_at_load(models, tmp_path, edit, message):
+    path = _saved(models, tmp_path, which=1)
+    _rewritten(path, edit)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        load_model(path)
+
+
+def test_deeply_nested_json_is_refused(tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    _refused(path, r"not a model file \(JSON nested too deeply\)")
+
+
+def test_numpy_float32_parameters_keep_their_value(tmp_path):
+    X, y = mixed_data()
+    model = RuleListClassifier(lam=np.float32(0.05)).fit(X, y)
+    model.to_json(tmp_path / "m.json")
+    loaded = load_model(tmp_path / "m.json")
+    assert loaded.lam == 0.05 and loaded.result_.lam == model.result_.lam
+    assert RuleListClassifier(**loaded.get_params()).fit(X, y).objective_ == model.objective_
+
+
+def test_an_unwritable_path_is_a_clear_error(models, tmp_path):
+    with pytest.raises(ValueError, match="cannot write the model file"):
+        models[0][0].to_json(tmp_path / "missing" / "m.json")

@@ -62,12 +62,12 @@ def test_numeric_thresholds_ascending_whatever_the_row_order():
     assert ps.names == ("x0<=1.5", "x0<=2.5", "x0<=4", "x0>1.5", "x0>2.5", "x0>4")
 
 
-def test_proposition_name_and_label_formats():
-    """Names print thresholds in shortest round-trip form without '.0'; labels use 4 digits."""
+def test_proposition_name_formats():
+    """Names print thresholds in shortest round-trip form without '.0' (what is printed is the
+    threshold used: no rounding for display)."""
     assert Proposition("x", "<=", 2.0).name == "x<=2"
     assert Proposition("x", ">", -0.25).name == "x>-0.25"
     assert Proposition("x", "<=", 0.55444).name == "x<=0.55444"
-    assert Proposition("x", "<=", 0.55444).label == "x<=0.5544"
     assert Proposition("c", "!=", "red").name == "c!=red"
     assert Proposition("x", "<=", 1.0).numeric and not Proposition("c", "==", "1").numeric
 
@@ -174,11 +174,14 @@ def test_parse_thresholds_accepts_valid_specs(spec, parsed):
 
 @pytest.mark.parametrize("spec", [
     "quantile:0", "width:0", "foo", "width:x", "quantile", "quantile:", "width:-2",
-    "quantile:1.5", "all:3", "ALL", "", None, 5])
+    "quantile:1.5", "all:3", "ALL", "", None, 5, "quantile:²", "quantile:٣", "width:100001",
+    "quantile:99999999999"])
 def test_invalid_threshold_specs_raise_naming_the_parameter(spec):
-    """Every entry point rejects a bad spec with the same message naming the parameter."""
+    """Every entry point rejects a bad spec with the same message naming the parameter (K is
+    ASCII digits and bounded: a huge K used to exhaust memory)."""
     message = ("The 'thresholds' parameter of make_propositions must be 'all', 'quantile:K' or "
-               f"'width:K' with an integer K >= 1. Got {spec!r} instead.")
+               "'width:K' with an integer K in [1, 100000] ('all' cuts every gap). Got "
+               f"{spec!r} instead.")
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         parse_thresholds(spec)
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):

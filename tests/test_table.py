@@ -40,7 +40,7 @@ def test_missing_target_column_lists_the_columns(tmp_path):
     ("a,b,y\nx,1,0\nz,1\nq,2,1\n", 3, 2, 3),          # too few fields
     ("a,b,y\nx,1,0\nz,1,1\nq,2,1,7\n", 4, 4, 3),      # too many fields
     ('a,b,y\n"p\nq",1,0\nx,1\n', 4, 2, 3),            # a quoted cell spans lines 2-3
-    ("a,y\nx,0\n\nz,1\n", 3, 0, 2),                   # a blank line is a row of 0 fields
+    ("a,b,y\nx,1,0\n\nz,1\n", 4, 2, 3),               # blank lines are skipped, not counted
 ])
 def test_wrong_field_count_names_the_file_line(tmp_path, text, line, fields, header):
     """A ragged row is reported with the file and the line where it ends."""
@@ -258,7 +258,7 @@ def test_numeric_true_reads_text_and_missing_cells_as_numbers():
 def test_numeric_true_with_a_non_number_names_the_feature_and_value(column, bad):
     """A forced numeric column with a non-number names the feature and the value."""
     with pytest.raises(ValueError, match=re.escape(
-            f"feature 'x, y' is numeric in the model, but the data has the value {bad!r}.")):
+            f"feature 'x, y' is numeric in the model, but the data has the value {bad!r} (row")):
         as_features({"x, y": column}, numeric=[True])
 
 
@@ -535,7 +535,8 @@ def test_bad_thresholds_name_mine_antecedents():
     """A bad thresholds spec names mine_antecedents."""
     with pytest.raises(ValueError, match=re.escape(
             "The 'thresholds' parameter of mine_antecedents must be 'all', 'quantile:K' or "
-            "'width:K' with an integer K >= 1. Got 'quantile:0' instead.")):
+            "'width:K' with an integer K in [1, 100000] ('all' cuts every gap). Got 'quantile:0' "
+            "instead.")):
         mine_antecedents(_support_data(), SUPPORT_LABELS, thresholds="quantile:0")
 
 
@@ -574,3 +575,26 @@ def test_mining_names_with_spaces_commas_and_colons():
     assert last == (Proposition("mean radius", ">", 3.0), Proposition("sex, at: birth", "==",
                                                                        "c: d"))
     assert dataset.antecedent_bits()[-1].tolist() == [False, False, True]
+
+
+def test_blank_lines_are_skipped(tmp_path):
+    """A trailing blank line (CRLF too) and blank lines between rows are not rows."""
+    path = tmp_path / "t.csv"
+    path.write_bytes(b"a,y\r\n1,0\r\n\r\n2,1\r\n\r\n")
+    features, target = read_csv(path, "y")
+    assert features.column("a").tolist() == [1.0, 2.0] and target.tolist() == [0, 1]
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"a": 5}, "column 'a' must be a 1-D sequence of cells; got a scalar."),
+    ({"a": np.zeros((3, 2))}, r"column 'a' must be a 1-D sequence of cells; got shape \(3, 2\)."),
+    ([[1, 2], [3]], "the rows of the feature data have different lengths."),
+])
+def test_malformed_containers_are_named(data, message):
+    with pytest.raises(ValueError, match=message):
+        as_features(data)
+
+
+def test_integers_beyond_float_precision_warn():
+    with pytest.warns(UserWarning, match="integers beyond 2\\*\\*53"):
+        as_features({"id": np.array([2 ** 62, 2 ** 62 + 1], dtype=np.int64)})

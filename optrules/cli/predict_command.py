@@ -36,9 +36,13 @@ def add_parser(commands):
 
 def run(args, parser):
     model = load_model(args.model)
+    source = args.csv or args.corels_out
     rows = _rows_from_csv(model, args.csv) if args.csv else _rows_from_corels(model,
                                                                              args.corels_out)
-    predictions = model.predict(rows)
+    try:
+        predictions = model.predict(rows)
+    except ValueError as error:
+        raise ValueError(f"{source}: {error}") from None
     header, table = ["prediction"], [[p] for p in predictions.tolist()]
     if args.proba:
         if not hasattr(model, "predict_proba"):

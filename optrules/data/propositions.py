@@ -63,12 +63,6 @@ class Proposition:
         """``feature<op>value``, thresholds in their shortest round-trip form (``x<=2``)."""
         return f"{self.feature}{self.operator}{format_value(self.value)}"
 
-    @property
-    def label(self):
-        """Short display name: thresholds with 4 significant digits (``x<=0.5544``)."""
-        shown = f"{self.value:.4g}" if isinstance(self.value, float) else str(self.value)
-        return f"{self.feature}{self.operator}{shown}"
-
     def evaluate(self, column):
         """Boolean vector: which cells of a canonical column satisfy the proposition.
 

@@ -21,6 +21,7 @@ are neither text nor numbers (a dict, a list), naming the column.
 import csv
 import math
 import numbers
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -117,8 +118,15 @@ def as_features(data, feature_names=None, numeric=None):
     elif isinstance(data, dict):
         names = [str(c) for c in data]
         raw = [(_as_array(v), False) for v in data.values()]
+        for name, (column, _) in zip(names, raw):
+            if column.ndim != 1:
+                raise ValueError(f"column {name!r} must be a 1-D sequence of cells; got "
+                                 f"{'a scalar' if column.ndim == 0 else f'shape {column.shape}'}.")
     elif isinstance(data, (np.ndarray, list, tuple)):
-        array = _as_array(data)
+        try:
+            array = _as_array(data)
+        except ValueError:
+            raise ValueError("the rows of the feature data have different lengths.") from None
         if array.ndim != 2:
             raise ValueError(f"feature data must be 2-D (samples x features); got an array of "
                              f"shape {array.shape}. Reshape 1-D data with X.reshape(-1, 1) for "
@@ -184,6 +192,11 @@ def _canonical_column(name, column, categorical, forced):
         values = column.astype(float)
         if np.isinf(values).any():
             raise ValueError(f"feature {name!r} contains an infinite value.")
+        if kind in "iu" and np.abs(values).max(initial=0) > 2 ** 53 and \
+                not np.array_equal(values.astype(column.dtype), column):
+            warnings.warn(f"feature {name!r} has integers beyond 2**53, which numeric features "
+                          "(float64) cannot all tell apart; pass the column as text to keep "
+                          "them distinct as categories.", UserWarning, stacklevel=3)
         return values, True
     cells = [None if _is_missing(c) else _cell_text(name, c) for c in column.tolist()]
     if forced is None and (categorical or kind == "b"):
@@ -198,9 +211,10 @@ def _canonical_column(name, column, categorical, forced):
                 (parsed or forced):
             return np.array([math.nan if c is None else float(c) for c in cells]), True
         if forced:
-            bad = next(c for c in cells if c is not None and not _is_finite_number(c))
+            row, bad = next((n, c) for n, c in enumerate(cells)
+                            if c is not None and not _is_finite_number(c))
             raise ValueError(f"feature {name!r} is numeric in the model, but the data has the "
-                             f"value {bad!r}.")
+                             f"value {bad!r} (row {row}).")
     return np.array(cells, dtype=object), False
 
 
@@ -238,7 +252,8 @@ def read_csv_columns(path):
         with path.open(newline="", encoding="utf-8-sig") as handle:  # tolerate a BOM
             reader = csv.reader(handle)
             # (line number where the row ends, row): a quoted cell may span several lines.
-            numbered = [(reader.line_num, row) for row in reader]
+            # Blank lines (a trailing one, say) are skipped, as spreadsheet programs do.
+            numbered = [(reader.line_num, row) for row in reader if row]
     except OSError as error:
         raise ValueError(f"{path}: cannot read CSV file ({error.strerror}).") from error
     except (UnicodeDecodeError, csv.Error) as error:

@@ -8,7 +8,7 @@ import numpy as np
 from optrules.base import RuleEstimator, binary_classes, regression_target
 from optrules.rule_boosting.fit import ENGINES, ENSEMBLE_CONSTRAINTS, fit_rule_ensemble
 from optrules.rule_boosting.model import RuleEnsemble
-from optrules.validation import Integer, Options
+from optrules.validation import Boolean, Integer, Options
 
 __all__ = ["OptimalRuleBoostingClassifier", "OptimalRuleBoostingRegressor"]
 
@@ -54,6 +54,11 @@ _SHARED_ATTRIBUTES = """
 """
 
 
+def _print_rule(t, rule):
+    """Progress of a verbose fit: each rule on stderr as it is found."""
+    print(f"rule {t + 1}: {rule}", file=sys.stderr, flush=True)
+
+
 class _RuleBoosting(RuleEstimator):
     """Fitting, prediction scores and model files shared by the two estimators."""
 
@@ -81,17 +86,14 @@ class _RuleBoosting(RuleEstimator):
             "n_rules", "lam", "search", "thresholds", "max_depth", "apx", "intercept",
             "max_nodes", "time_limit")}
         return dict(constraints, loss=[Options(self._losses)], engine=[Options(ENGINES)],
-                    verbose=[Integer(0)])
+                    verbose=[Integer(0), Boolean()])
 
     def _boost(self, X, y):
         """Validate, then boost on the target encoded by the subclass's loss."""
         params = self._validated_params()
         features = self._features_for_fit(X)
         target = self._target(y, features.n_samples)
-        progress = None
-        if params["verbose"]:
-            def progress(t, rule):
-                print(f"rule {t + 1}: {rule}", file=sys.stderr, flush=True)
+        progress = _print_rule if params["verbose"] else None
         ensemble = fit_rule_ensemble(
             features, target, loss=params["loss"], n_rules=params["n_rules"],
             lam=params["lam"], search=params["search"], thresholds=params["thresholds"],
@@ -123,7 +125,12 @@ class _RuleBoosting(RuleEstimator):
         if ensemble.loss.name != params["loss"]:
             raise ValueError(f"the model's loss {ensemble.loss.name!r} is not the parameter "
                              f"loss={params['loss']!r}.")
+        if (ensemble.lam, ensemble.search) != (params["lam"], params["search"]):
+            raise ValueError("the model's lambda and search are not the parameters lam="
+                             f"{estimator.lam!r} and search={estimator.search!r}.")
         estimator._restore_common(body)
+        for rule in ensemble.rules:
+            estimator._check_conditions(rule.conditions)
         estimator._restore(ensemble)
         return estimator
 
@@ -200,15 +207,13 @@ class OptimalRuleBoostingClassifier(_RuleBoosting):
         positive = self.ensemble_.loss.transform(scores)
         return np.column_stack([1.0 - positive, positive])
 
-    def score(self, X, y):
-        """Accuracy on ``(X, y)``."""
-        return float(np.mean(self.predict(X) == np.asarray(y).ravel()))
-
 
 class OptimalRuleBoostingRegressor(_RuleBoosting):
     __doc__ = """Optimal rule boosting for a real-valued target (squared or Poisson loss).
     """ + _SHARED_DOC + """    loss : {"squared", "poisson"}, default "squared"
-        Poisson takes counts and predicts exp(f(x)).
+        Poisson takes counts and predicts exp(f(x)). Each weight is one Newton step (eq. 2.2)
+        from the current scores, starting at f = 0 (a rate of 1): for large counts the first
+        steps overshoot unless ``lam`` is large (a clear error when the scores diverge).
 
     Attributes
     ----------""" + _SHARED_ATTRIBUTES + """
@@ -250,10 +255,3 @@ class OptimalRuleBoostingRegressor(_RuleBoosting):
         """Predictions: the score f(x) (squared loss) or exp(f(x)) (Poisson loss)."""
         scores = self._scores(X)
         return self.ensemble_.loss.transform(scores)
-
-    def score(self, X, y):
-        """Coefficient of determination R² of the predictions."""
-        y = np.asarray(y, dtype=float).ravel()
-        residual = float(((y - self.predict(X)) ** 2).sum())
-        total = float(((y - y.mean()) ** 2).sum())
-        return 1.0 - residual / total if total > 0 else (1.0 if residual == 0 else 0.0)

@@ -164,7 +164,12 @@ def fit_rule_ensemble(X, y, *, loss="logistic", n_rules=10, lam=2, search="optim
     scores = np.zeros(propositions.n_samples)
     rules = []
     for t in range(given["n_rules"] + given["intercept"]):
-        g, h = loss_.gradients(target, scores)
+        with np.errstate(over="ignore", invalid="ignore"):   # checked just below
+            g, h = loss_.gradients(target, scores)
+        if not (np.isfinite(g).all() and np.isfinite(h).all()):
+            raise ValueError(f"the scores diverged after {t} rule(s): the {loss_.name} loss's "
+                             f"gradients are no longer finite. Raise lam (now {lam_}) or rescale "
+                             "the target.")
         problem = GradientProblem.from_values(propositions.extents, propositions.names, g, h,
                                               lam_)
         if given["intercept"] and t == 0:

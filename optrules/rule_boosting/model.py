@@ -9,7 +9,7 @@ import numpy as np
 from optrules.data.propositions import Proposition
 from optrules.data.table import as_features
 from optrules.rule_boosting.losses import LOSSES, get_loss
-from optrules.validation import fraction_text
+from optrules.validation import fraction_from_text, fraction_text
 
 __all__ = ["RuleSearchResult", "BoostedRule", "RuleEnsemble"]
 
@@ -95,7 +95,7 @@ class BoostedRule:
     statistics: dict = field(default_factory=dict)
 
     def __str__(self):
-        body = " & ".join(sorted(p.label for p in self.conditions)) or "true"
+        body = " & ".join(sorted(p.name for p in self.conditions)) or "true"
         return f"{self.weight:+.4f} if {body}"
 
     def to_dict(self):
@@ -123,7 +123,8 @@ class BoostedRule:
         if not isinstance(statistics, dict):
             raise ValueError(f"rule {k}: 'statistics' must be an object.")
         return cls(tuple(Proposition.from_json(item) for item in conditions), float(weight),
-                   Fraction(data["objective"]), coverage, dict(statistics))
+                   fraction_from_text(data["objective"], f"rule {k}: 'objective'"), coverage,
+                   dict(statistics))
 
 
 @dataclass(frozen=True)
@@ -198,7 +199,8 @@ class RuleEnsemble:
             if not isinstance(rules, list):
                 raise ValueError("'rules' must be a list.")
             return cls(tuple(BoostedRule.from_dict(rule, k) for k, rule in enumerate(rules)),
-                       get_loss(data["loss"]), Fraction(data["lambda"]), str(data["search"]),
+                       get_loss(data["loss"]), fraction_from_text(data["lambda"], "'lambda'"),
+                       str(data["search"]),
                        None if classes is None else tuple(classes), float(data["seconds"]))
         except KeyError as error:
             raise ValueError(f"the rule ensemble lacks the field {error}.") from None

@@ -11,8 +11,8 @@ from optrules.data.mining import mine_antecedents
 from optrules.rule_lists.fit import (BOUNDS, ENGINES, POLICIES, SYMMETRY_MAPS, ProgressLog,
                                      fit_rule_list)
 from optrules.rule_lists.model import RuleList, RuleListResult
-from optrules.validation import (ExactFraction, Integer, Options, Real, Subset, Thresholds,
-                                 fraction_text)
+from optrules.validation import (Boolean, ExactFraction, Integer, Options, Real, Subset,
+                                 Thresholds, fraction_from_text, fraction_text)
 
 __all__ = ["RuleListClassifier"]
 
@@ -130,7 +130,7 @@ class RuleListClassifier(RuleEstimator):
         "time_limit": [Real(), None],
         "disabled_bounds": [Subset(BOUNDS)],
         "engine": [Options(ENGINES)],
-        "verbose": [Integer(0)],
+        "verbose": [Integer(0), Boolean()],
     }
 
     def __init__(self, lam=0.01, *, max_cardinality=2, min_support=None,
@@ -225,6 +225,7 @@ class RuleListClassifier(RuleEstimator):
         self.n_features_in_ = len(names)
         self.feature_names_in_ = np.array(names, dtype=object)
         self._feature_kinds = kinds
+        self._feature_categories = None      # mining is not ours: categories are unknown
         return self
 
     def _search(self, dataset, params):
@@ -262,10 +263,6 @@ class RuleListClassifier(RuleEstimator):
         rows = self._rows(X)
         return self.rule_list_.predict_proba(rows)
 
-    def score(self, X, y):
-        """Accuracy: the fraction of rows whose predicted class equals ``y``."""
-        return float(np.mean(self.predict(X) == np.asarray(y).ravel()))
-
     def _model_text(self):
         return f"{self.rule_list_}\n{self.result_.summary()}"
 
@@ -286,8 +283,12 @@ class RuleListClassifier(RuleEstimator):
         estimator = cls._unfitted_from_content(body)
         rule_list = RuleList.from_dict(body["model"])
         saved = body["result"]
-        lam, objective = Fraction(saved["lambda"]), Fraction(saved["objective"])
-        lower_bound = Fraction(saved["lower_bound"])
+        lam = fraction_from_text(saved["lambda"], "'lambda'")
+        objective = fraction_from_text(saved["objective"], "'objective'")
+        lower_bound = fraction_from_text(saved["lower_bound"], "'lower_bound'")
+        if lam != estimator._validated_params()["lam"]:
+            raise ValueError(f"the result's lambda {saved['lambda']} is not the parameter "
+                             f"lam={estimator.lam!r}.")
         counts = [rule.class_counts for rule in rule_list.rules] + [rule_list.default_counts]
         if any(c is None for c in counts):
             raise ValueError("the rule list lacks class counts.")
@@ -307,8 +308,12 @@ class RuleListClassifier(RuleEstimator):
                                 saved["seconds"], int(saved["remaining_search_space"]),
                                 dict(saved["statistics"]))
         estimator._restore_common(body)
+        for rule in rule_list.rules:
+            if rule.conditions is not None:
+                estimator._check_conditions(rule.conditions)
         estimator._set_result(result, saved["n_antecedents"])
         return estimator
+
 
 
 def _plain_rules(rule_list):

@@ -17,7 +17,6 @@ import numpy as np
 
 from optrules.data.binary_dataset import BinaryDataset
 from optrules.data.propositions import Proposition
-from optrules.data.table import Features
 from optrules.validation import fraction_text, parse_fraction
 
 __all__ = ["Rule", "RuleList", "Score", "score", "RuleListResult", "describe"]
