@@ -26,6 +26,8 @@ import itertools
 import time
 from fractions import Fraction
 
+import numpy as np
+
 from optrules.data import bitset
 from optrules.rule_boosting.model import RuleSearchResult
 
@@ -41,7 +43,8 @@ class _RankedData:
     def __init__(self, problem):
         order = sorted(range(problem.n_samples),
                        key=lambda i: (-Fraction(problem.g[i], problem.h[i]), i))
-        rank = {sample: r for r, sample in enumerate(order)}
+        rank = np.empty(problem.n_samples, dtype=np.int64)
+        rank[order] = np.arange(problem.n_samples)
         self.g = [problem.g[i] for i in order]
         self.h = [problem.h[i] for i in order]
         self.lam = problem.lam
@@ -58,11 +61,12 @@ class _RankedData:
         return Fraction(total_g * total_g, total_d) if total_d else Fraction(0)
 
     def to_samples(self, extent):
-        return sum(1 << self.order[r] for r in bitset.int_members(extent))
+        return bitset.int_from_members([self.order[r] for r in bitset.int_members(extent)],
+                                       len(self.order))
 
 
 def _to_ranks(extent, rank):
-    return sum(1 << rank[i] for i in bitset.int_members(extent))
+    return bitset.int_from_members(rank[bitset.int_members(extent)], len(rank))
 
 
 def tight_bound(g, h, lam, members):

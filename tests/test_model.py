@@ -145,3 +145,11 @@ def test_unsound_minority_file_is_rejected():
         fit_rule_list(data.with_minority([1, 1, 0, 0]), "0.1")
     weaker = fit_rule_list(data.with_minority([0, 0, 0, 0]), "0.1")  # sound, just weaker
     assert weaker.objective == fit_rule_list(data, "0.1").objective
+
+
+@given(st.lists(st.booleans(), max_size=300))
+def test_int_bitset_members_round_trip(bits):
+    value = sum(1 << i for i, bit in enumerate(bits) if bit)
+    members = bitset.int_members(value)
+    assert members == [i for i, bit in enumerate(bits) if bit]
+    assert bitset.int_from_members(members, max(len(bits), 1)) == value

@@ -12,7 +12,7 @@ readable pure-Python bitset; :func:`to_int` and :func:`from_int` convert exactly
 import numpy as np
 
 __all__ = ["WORD_BITS", "n_words", "pack", "unpack", "popcount", "to_int", "from_int",
-           "int_members"]
+           "int_members", "int_from_members"]
 
 WORD_BITS = 64
 
@@ -62,5 +62,14 @@ def from_int(value, n_samples):
 
 
 def int_members(value):
-    """Positions of the set bits of a non-negative Python integer, ascending."""
-    return [i for i, bit in enumerate(reversed(bin(value)[2:])) if bit == "1"]
+    """Positions of the set bits of a non-negative Python integer, ascending (a list)."""
+    raw = np.frombuffer(value.to_bytes((value.bit_length() + 7) // 8, "little"), dtype=np.uint8)
+    return np.flatnonzero(np.unpackbits(raw, bitorder="little")).tolist()
+
+
+def int_from_members(positions, n_samples):
+    """The Python integer whose set bits are ``positions`` (each < ``n_samples``), in O(n)
+    (summing ``1 << i`` would cost O(n²) bit operations)."""
+    bits = np.zeros(n_samples, dtype=bool)
+    bits[np.asarray(positions, dtype=np.int64)] = True
+    return to_int(pack(bits))
