@@ -1,6 +1,8 @@
 """The optrules command: the JSON contract, readable output, the demo."""
 
 import json
+
+import pytest
 from fractions import Fraction
 
 from optrules import RuleListClassifier, load_model
@@ -125,3 +127,13 @@ def test_predict_with_corels_antecedents(tmp_path, capsys, compas_dir):
     labels = (compas_dir / "compas_train.label").read_text().splitlines()[1].split()[1:]
     accuracy = sum((row[0] == "Yes") == (bit == "1") for row, bit in zip(rows, labels)) / 6489
     assert accuracy == 1 - 2258 / 6489          # the certified list's 2258 mistakes
+
+
+@pytest.mark.parametrize("command", [["rulelist"], ["boost"], ["predict"], ["verify"],
+                                     ["verify", "rulelist"], ["verify", "rule"], ["data"],
+                                     ["demo"]])
+def test_every_command_help_has_an_example(command, capsys):
+    with pytest.raises(SystemExit) as raised:
+        main(command + ["--help"])
+    assert raised.value.code == 0
+    assert "example: optrules " + command[0] in capsys.readouterr().out.replace("\n", " ")

@@ -13,7 +13,11 @@ __all__ = ["add_parser"]
 
 
 def add_parser(commands):
-    parser = commands.add_parser("demo", help="run the main jobs on bundled data")
+    parser = commands.add_parser(
+        "demo", help="run the main jobs on bundled data",
+        description="Print the certified optimal rule list of the bundled COMPAS data at "
+                    "lambda = 0.015, then optimal and greedy boosted rules on noisy parity.",
+        epilog="example: optrules demo")
     parser.set_defaults(run=run, parser=parser)
 
 

@@ -49,15 +49,25 @@ def _add_common(parser, valid_checks, default_checks):
 
 def add_parser(commands):
     """Add ``verify`` with its ``rulelist`` and ``rule`` subcommands to the CLI."""
-    verify = commands.add_parser("verify", help="run an engine and certify its answer")
+    verify = commands.add_parser(
+        "verify", help="run an engine and certify its answer",
+        epilog="example: optrules verify rulelist --csv compas.csv --target "
+               "recidivate-within-two-years --lam 0.01 --antecedents 12 --rows 300")
     kinds = verify.add_subparsers(dest="kind", required=True)
-    rulelist = kinds.add_parser("rulelist", help="certify an optimal rule list")
+    rulelist = kinds.add_parser(
+        "rulelist", help="certify an optimal rule list",
+        epilog="example: optrules verify rulelist --csv compas.csv --target "
+               "recidivate-within-two-years --lam 0.01 --antecedents 12 --rows 300 "
+               "--certificate cert.json")
     add_rulelist_arguments(rulelist)
     rulelist.add_argument("--antecedents", type=positive_int, metavar="K",
                           help="use only the first K antecedents")
     _add_common(rulelist, RULE_LIST_CHECKS, RULE_LIST_CHECKS)
     rulelist.set_defaults(run=_run_rulelist, parser=rulelist)
-    rule = kinds.add_parser("rule", help="certify the optimal first boosting rule")
+    rule = kinds.add_parser(
+        "rule", help="certify the optimal first boosting rule",
+        epilog="example: optrules verify rule --csv data.csv --target y --lam 2 "
+               "--thresholds quantile:4")
     data = rule.add_argument_group("data")
     data.add_argument("--csv", metavar="FILE", required=True)
     data.add_argument("--target", metavar="COL", required=True)
