@@ -1,9 +1,9 @@
 """The optrules command: the JSON contract, readable output, the demo."""
 
 import json
+from fractions import Fraction
 
 import pytest
-from fractions import Fraction
 
 from optrules import RuleListClassifier, load_model
 from optrules.cli import main
