@@ -122,3 +122,18 @@ def test_verify_checks_are_explicit_not_asserts(module):
     """Internal consistency checks in verify must survive ``python -O``."""
     tree = ast.parse(modules()[module].read_text(encoding="utf-8"))
     assert not [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Assert)]
+
+
+def test_fitting_and_saving_never_import_scikit_learn(tmp_path):
+    """Estimators follow scikit-learn's conventions without importing it at run time."""
+    import subprocess
+    import sys
+    code = ("import sys, optrules\n"
+            "m = optrules.RuleListClassifier(0.1).fit([[0], [1], [0], [1]], [0, 1, 0, 1])\n"
+            "optrules.OptimalRuleBoostingRegressor(1).fit([[0], [1]], [0.0, 1.0])\n"
+            f"m.to_json({str(tmp_path / 'm.json')!r}); optrules.load_model("
+            f"{str(tmp_path / 'm.json')!r}).predict([[1]])\n"
+            "print(sorted(k for k in sys.modules if k.split('.')[0] == 'sklearn'))\n")
+    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True).stdout
+    assert output.strip() == "[]"
