@@ -25,7 +25,7 @@ class RuleListCheck:
 
 
 def rescore_rule_list(instance, rule_list, classes):
-    """Re-score a :class:`optrules.rulelist.RuleList` on a RuleListInstance.
+    """Re-score a :class:`optrules.rule_lists.model.RuleList` on a RuleListInstance.
 
     A label is a majority label when it is the strictly more frequent label of the samples the
     rule captures, or either label on a tie (CORELS predicts positive on a tie; both give the
