@@ -130,10 +130,10 @@ class RuleEstimator:
             features = as_features(features, [f"x{j}" for j in range(features.n_features)])
         return features
 
-    def _features_for_fit(self, X):
-        """Canonical features of training data; sets ``n_features_in_``, ``feature_names_in_``
-        and the column kinds new data will be read with."""
-        features = self._training_features(X)
+    def _remember_features(self, X, features):
+        """Set ``n_features_in_``, ``feature_names_in_`` and the column kinds and categories new
+        data will be read with; called once fitting has succeeded, so a failed ``fit`` leaves no
+        half-fitted estimator."""
         names = _feature_names(X)
         self.n_features_in_ = features.n_features
         if names is not None:
@@ -145,7 +145,6 @@ class RuleEstimator:
             name: sorted({cell for cell in column if cell is not None})
             for name, column, numeric in zip(features.names, features.columns, features.numeric)
             if not numeric}
-        return features
 
     def _features_for_predict(self, X):
         """Canonical features of new data, read with the training columns' kinds and names."""

@@ -347,3 +347,14 @@ def test_data_conversion_warning_is_scikit_learns_too():
     from sklearn.exceptions import DataConversionWarning as SklearnWarning
     with pytest.warns(SklearnWarning):
         RuleListClassifier(0.1).fit([[0], [1], [0], [1]], np.array([[0], [1], [0], [1]]))
+
+
+@pytest.mark.parametrize("estimator", CHECKED, ids=lambda e: type(e).__name__)
+def test_a_failed_fit_leaves_no_half_fitted_estimator(estimator):
+    X = [[0.0], [1.0], [2.0], [3.0]]
+    fresh = clone(estimator)
+    with pytest.raises(ValueError):
+        fresh.fit(X, ["a", "b", "c", "d"] if fresh._kind == "classifier"
+                  else [0.0, 1.0, float("nan"), 2.0])
+    with pytest.raises(NotFittedError):
+        fresh.predict(X)

@@ -91,8 +91,8 @@ class _RuleBoosting(RuleEstimator):
     def _boost(self, X, y):
         """Validate, then boost on the target encoded by the subclass's loss."""
         params = self._validated_params()
-        features = self._features_for_fit(X)
-        target = self._target(y, features.n_samples)
+        features = self._training_features(X)
+        target, classes = self._target(y, features.n_samples)
         progress = _print_rule if params["verbose"] else None
         ensemble = fit_rule_ensemble(
             features, target, loss=params["loss"], n_rules=params["n_rules"],
@@ -100,10 +100,10 @@ class _RuleBoosting(RuleEstimator):
             max_depth=params["max_depth"], apx=params["apx"], engine=params["engine"],
             intercept=params["intercept"], max_nodes=params["max_nodes"],
             time_limit=params["time_limit"], progress=progress)
-        classes = getattr(self, "classes_", None)
-        if self._kind == "classifier":   # the loss saw booleans; keep the real class values
-            ensemble = replace(ensemble, classes=tuple(classes.tolist()))
+        if classes is not None:          # the loss saw booleans; keep the real class values
+            ensemble = replace(ensemble, classes=classes)
         self._restore(ensemble)
+        self._remember_features(X, features)
         return self
 
     def _scores(self, X):
@@ -181,9 +181,9 @@ class OptimalRuleBoostingClassifier(_RuleBoosting):
         return self._boost(X, y)
 
     def _target(self, y, n_samples):
+        """(target for the loss, class values)."""
         classes, labels = binary_classes(y, n_samples, type(self).__name__)
-        self.classes_ = np.array(classes)
-        return labels
+        return labels, classes
 
     def _restore(self, ensemble):
         if ensemble.classes is None:
@@ -249,7 +249,8 @@ class OptimalRuleBoostingRegressor(_RuleBoosting):
         return self._boost(X, y)
 
     def _target(self, y, n_samples):
-        return regression_target(y, n_samples, type(self).__name__)
+        """(target for the loss, None: no classes)."""
+        return regression_target(y, n_samples, type(self).__name__), None
 
     def predict(self, X):
         """Predictions: the score f(x) (squared loss) or exp(f(x)) (Poisson loss)."""

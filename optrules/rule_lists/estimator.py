@@ -164,8 +164,10 @@ class RuleListClassifier(RuleEstimator):
         self
         """
         params = self._validated_params()
-        features = self._features_for_fit(X)
-        self._search(self._mine(features, y, params), params)
+        features = self._training_features(X)
+        dataset = self._mine(features, y, params)
+        self._set_result(self._search(dataset, params), dataset.n_antecedents)
+        self._remember_features(X, features)
         return self
 
     def antecedents(self, X, y):
@@ -213,7 +215,7 @@ class RuleListClassifier(RuleEstimator):
             raise TypeError(f"fit_antecedents takes a BinaryDataset; got "
                             f"{type(dataset).__name__}.")
         params = self._validated_params()
-        self._search(dataset, params)
+        result = self._search(dataset, params)
         conditions = dataset.antecedent_conditions
         if conditions is None:
             names, kinds = list(dataset.antecedent_names), (False,) * dataset.n_antecedents
@@ -222,6 +224,7 @@ class RuleListClassifier(RuleEstimator):
             for condition in (c for antecedent in conditions for c in antecedent):
                 used.setdefault(condition.feature, condition.numeric)
             names, kinds = list(used), tuple(used.values())
+        self._set_result(result, dataset.n_antecedents)
         self.n_features_in_ = len(names)
         self.feature_names_in_ = np.array(names, dtype=object)
         self._feature_kinds = kinds
@@ -229,13 +232,14 @@ class RuleListClassifier(RuleEstimator):
         return self
 
     def _search(self, dataset, params):
+        """The search's result; sets nothing."""
         result = fit_rule_list(
             dataset, params["lam"], engine=params["engine"], policy=params["policy"],
             symmetry_map=params["symmetry_map"], disabled_bounds=params["disabled_bounds"],
             max_nodes=params["max_nodes"], max_queue=params["max_queue"],
             time_limit=params["time_limit"],
             progress=ProgressLog(10.0) if params["verbose"] else None)
-        self._set_result(result, dataset.n_antecedents)
+        return result
 
     def _set_result(self, result, n_antecedents):
         self.result_ = result
