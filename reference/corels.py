@@ -167,13 +167,15 @@ class _BranchAndBound:
         return None
 
     # ----- main loop (Alg. 2) -------------------------------------------------------------
-    def run(self, max_nodes, max_queue, deadline, progress):
+    def run(self, max_nodes, max_queue, budget, progress):
+        """Alg. 2's loop; returns (nodes expanded, None if finished else the stop status)."""
         nodes_expanded = 0
         while self.queue:                                   # Alg. 2: until the queue is empty
-            if (max_nodes is not None and nodes_expanded >= max_nodes) or \
-                    (max_queue is not None and len(self.queue) > max_queue) or \
-                    (deadline is not None and time.perf_counter() >= deadline):
-                return nodes_expanded, False
+            stop = "node-limit" if max_nodes is not None and nodes_expanded >= max_nodes else \
+                "queue-limit" if max_queue is not None and len(self.queue) > max_queue else \
+                budget.stop_reason()
+            if stop is not None:
+                return nodes_expanded, stop
             _, node = heapq.heappop(self.queue)             # Alg. 2: d_p <- Q.pop()
             self._unqueue(node)
             if node.deleted or self._extension_pruned_by(node) is not None:
@@ -182,7 +184,7 @@ class _BranchAndBound:
             nodes_expanded += 1
             if progress is not None:
                 progress(nodes_expanded, self.describe)
-        return nodes_expanded, True
+        return nodes_expanded, None
 
     def _expand(self, node):
         """Alg. 2 body: evaluate every child (d_p, s) of ``node`` and keep the promising ones."""
@@ -372,13 +374,15 @@ def corels(dataset, lam, config):
     lam : Fraction
         λ in (0, 1), the per-rule penalty.
     config : optrules.rule_lists.SearchConfig
-        Validated policy, symmetry map, enabled bounds, limits and progress callback.
+        Validated policy, symmetry map, enabled bounds, node and queue limits, the budget
+        (time, memory, interrupts; :class:`optrules.limits.Budget`) and progress callback.
 
     Returns
     -------
     RuleListResult
         With ``status="optimal"`` the objective is the minimum of R(d) over all rule lists of
-        distinct antecedents; otherwise ``lower_bound`` <= that minimum <= ``objective``.
+        distinct antecedents; otherwise (a stop status of :data:`optrules.limits.STOP_STATUSES`)
+        ``lower_bound`` <= that minimum <= ``objective``.
 
     Notes
     -----
@@ -388,22 +392,20 @@ def corels(dataset, lam, config):
     """
     start = time.perf_counter()
     search = _BranchAndBound(dataset, lam, config)
-    deadline = None if config.time_limit is None else start + config.time_limit
-    nodes_expanded, finished = search.run(config.max_nodes, config.max_queue, deadline,
-                                          config.progress)
+    nodes_expanded, stop = search.run(config.max_nodes, config.max_queue, config.budget,
+                                      config.progress)
     prefix, predictions, default = search.best_rule_list
     names, classes = dataset.antecedent_names, dataset.classes
     rules = tuple(Rule(names[a], classes[int(q)]) for a, q in zip(prefix, predictions))
     rule_list = RuleList(rules, classes[int(default)], dataset.target, classes)
     scale = lam.denominator * dataset.n_samples
     objective = Fraction(search.best_objective, scale)
-    lower_bound, remaining = search.queue_summary() if not finished else (
-        search.best_objective, 0)
+    lower_bound, remaining = search.queue_summary() if stop else (search.best_objective, 0)
     statistics = dict(search.statistics, symmetry_map_size=len(search.symmetry_map))
     return RuleListResult(
         rule_list=rule_list, objective=objective,
         mistakes=(search.best_objective - search.rule_penalty * len(prefix)) // search.mistake,
-        n_samples=dataset.n_samples, lam=lam, status="optimal" if finished else "limit",
+        n_samples=dataset.n_samples, lam=lam, status=stop or "optimal",
         lower_bound=Fraction(lower_bound, scale), nodes_expanded=nodes_expanded,
         seconds=time.perf_counter() - start, remaining_search_space=remaining,
         statistics=statistics)

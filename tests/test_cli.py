@@ -47,7 +47,7 @@ def test_rulelist_limit_reports_gap(compas_dir, capsys):
                    "--target", "recidivate-within-two-years", "--lam", "0.005",
                    "--max-nodes", "20", "--json", "--quiet"])
     output = json.loads(capsys.readouterr().out)
-    assert status == 0 and output["status"] == "limit"
+    assert status == 0 and output["status"] == "node-limit"
     assert Fraction(output["lower_bound"]) < Fraction(output["objective"])
     assert output["nodes_expanded"] == 20
 

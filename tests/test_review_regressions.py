@@ -120,7 +120,7 @@ def test_a_limited_claim_is_refuted_when_its_lower_bound_is_too_high():
                                    rng.random(30) < 0.5)
     full = fit_rule_list(data, "1/50")
     limited = fit_rule_list(data, "1/50", max_nodes=1)
-    assert limited.status == "limit" and full.objective < limited.objective   # 13/50 < 3/10
+    assert limited.status == "node-limit" and full.objective < limited.objective   # 13/50 < 3/10
     instance = RuleListInstance.from_dataset(data, "1/50")
     honest = certify_rule_list(instance, limited.rule_list, data.classes, limited.objective,
                                checks=["oracle"], claimed_lower_bound=limited.lower_bound)

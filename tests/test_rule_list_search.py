@@ -12,6 +12,7 @@ import numpy as np
 from hypothesis import given, strategies as st
 
 from optrules.data.binary_dataset import BinaryDataset
+from optrules.limits import Budget
 from optrules.rule_lists.equivalent_points import minority_bits
 from optrules.rule_lists.fit import (BOUNDS, ENGINES, POLICIES, SYMMETRY_MAPS, SearchConfig,
                                      fit_rule_list)
@@ -112,7 +113,7 @@ class RuleListSearchTests:
                                        rng.random(80) < 0.5)
         full = self.fit(data, "1/50")
         limited = self.fit(data, "1/50", max_nodes=3)
-        assert full.status == "optimal" and limited.status == "limit"
+        assert full.status == "optimal" and limited.status == "node-limit"
         assert limited.nodes_expanded == 3
         assert limited.lower_bound <= full.objective <= limited.objective
         assert limited.remaining_search_space > 0
@@ -123,7 +124,7 @@ class RuleListSearchTests:
         data = load_corels(compas_dir / "compas_train.out", compas_dir / "compas_train.label",
                            compas_dir / "compas_train.minor")
         result = self.fit(data, "0.005", max_queue=500)
-        assert result.status == "limit" and result.statistics["max_queue_size"] <= 500 + 155
+        assert result.status == "queue-limit" and result.statistics["max_queue_size"] <= 500 + 155
         assert result.lower_bound < result.objective
 
     def test_time_limit_stops(self, compas_dir):
@@ -131,7 +132,7 @@ class RuleListSearchTests:
         data = load_corels(compas_dir / "compas_train.out", compas_dir / "compas_train.label",
                            compas_dir / "compas_train.minor")
         result = self.fit(data, "0.005", time_limit=0.5)
-        assert result.status == "limit"
+        assert result.status == "time-limit"
         assert result.lower_bound < result.objective
 
     def test_engine_is_the_one_named(self, monkeypatch):
@@ -159,7 +160,7 @@ def test_reference_certificate_figures_equal_a_direct_count_of_the_queue(
     data = data.with_minority(minority_bits(data))
     search = engine._BranchAndBound(data, Fraction(lam), SearchConfig(policy=policy,
                                                                       symmetry_map=symmetry_map))
-    search.run(max_nodes, None, None, None)
+    search.run(max_nodes, None, Budget(), None)
     live = [node for _, node in search.queue if not node.deleted]
     penalty, best = search.rule_penalty, search.best_objective
     lower_bound = min([n.lower_bound + n.minority_bound + penalty for n in live] + [best])

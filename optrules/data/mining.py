@@ -36,13 +36,23 @@ import numpy as np
 from optrules.data.binary_dataset import BinaryDataset
 from optrules.data.propositions import Proposition, format_value, numeric_thresholds
 from optrules.data.table import as_features
+from optrules.limits import Stopped
 from optrules.validation import ExactFraction, Integer, Thresholds, validate_params
 
-__all__ = ["feature_items", "mine_antecedents", "antecedent_name"]
+__all__ = ["feature_items", "mine_antecedents", "antecedent_name", "count_candidates",
+           "MAX_CANDIDATES"]
+
+#: Default cap on the conjunctions mining may test (each costs a pass over the rows, and a
+#: search over a million antecedents is out of reach anyway).
+MAX_CANDIDATES = 1_000_000
+
+#: Candidates tested between two looks at the budget.
+_CHECK_EVERY = 512
 
 _CONSTRAINTS = {"min_support": [ExactFraction(0, Fraction(1, 2), low_inclusive=True,
                                               high_inclusive=True)],
                 "max_cardinality": [Integer(1)],
+                "max_candidates": [Integer(1)],
                 "thresholds": [Thresholds()]}
 
 
@@ -79,8 +89,26 @@ def feature_items(features, thresholds="quantile:3"):
     return items
 
 
+def count_candidates(items_per_feature, max_cardinality):
+    """How many conjunctions of 1..``max_cardinality`` items from distinct features exist.
+
+    The sum of the elementary symmetric polynomials e_1..e_k of the per-feature item counts.
+
+    Examples
+    --------
+    >>> count_candidates([2, 2, 3], 2)       # 7 single items + 2*2 + 2*3 + 2*3 pairs
+    23
+    """
+    by_size = [1] + [0] * max_cardinality   # by_size[j]: conjunctions of j items so far
+    for count in items_per_feature:
+        for j in range(max_cardinality, 0, -1):
+            by_size[j] += by_size[j - 1] * count
+    return sum(by_size[1:])
+
+
 def mine_antecedents(features, labels, *, classes=(0, 1), target="label", max_cardinality=2,
-                     min_support=Fraction(1, 200), thresholds="quantile:3"):
+                     min_support=Fraction(1, 200), thresholds="quantile:3",
+                     max_candidates=MAX_CANDIDATES, budget=None):
     """Mine antecedents from feature data and pair them with binary labels.
 
     Parameters
@@ -97,6 +125,12 @@ def mine_antecedents(features, labels, *, classes=(0, 1), target="label", max_ca
         exactly: ``"0.1"`` and ``0.1`` both mean 1/10.
     thresholds : {"all", "quantile:K", "width:K"}, default "quantile:3"
         Cut points of numeric columns.
+    max_candidates : int, default :data:`MAX_CANDIDATES`
+        Refuse, before any work, to test more conjunctions than this
+        (:func:`count_candidates` tells how many the other parameters give).
+    budget : optrules.limits.Budget, optional
+        Time, memory and interrupt limits; when one is reached mining raises
+        :class:`optrules.limits.Stopped`.
 
     Returns
     -------
@@ -107,7 +141,8 @@ def mine_antecedents(features, labels, *, classes=(0, 1), target="label", max_ca
     ------
     ValueError
         If ``min_support`` is not a number in [0, 1/2], ``max_cardinality`` is not a positive
-        integer, ``thresholds`` is invalid, or the labels do not match the rows.
+        integer, ``thresholds`` is invalid, the labels do not match the rows, or there are
+        more than ``max_candidates`` candidate conjunctions.
 
     Examples
     --------
@@ -122,17 +157,30 @@ def mine_antecedents(features, labels, *, classes=(0, 1), target="label", max_ca
         raise ValueError(f"{labels.size} labels for {features.n_samples} rows.")
     given = validate_params(_CONSTRAINTS, {"min_support": min_support,
                                            "max_cardinality": max_cardinality,
-                                           "thresholds": thresholds}, "mine_antecedents")
+                                           "thresholds": thresholds,
+                                           "max_candidates": max_candidates},
+                             "mine_antecedents")
     min_support_, max_cardinality = given["min_support"], given["max_cardinality"]
     items = feature_items(features, thresholds)
+    n_candidates = count_candidates([len(column) for column in items], max_cardinality)
+    if n_candidates > max_candidates:
+        raise ValueError(
+            f"mining would test {n_candidates:,} conjunctions of up to {max_cardinality} items "
+            f"({sum(map(len, items)):,} items from {len(items):,} columns), more than "
+            f"max_candidates={max_candidates:,}: lower max_cardinality, use fewer numeric cut "
+            "points (thresholds='quantile:K' with a small K) or fewer columns.")
     item_bits = [[item.evaluate(features.columns[f]) for item in column_items]
                  for f, column_items in enumerate(items)]
     n_samples = features.n_samples
     low, high = min_support_ * n_samples, (1 - min_support_) * n_samples
     conditions, bits = [], []
+    tested = itertools.count()
     for cardinality in range(1, max_cardinality + 1):
         for chosen in itertools.combinations(range(len(items)), cardinality):
             for choice in itertools.product(*(range(len(items[f])) for f in chosen)):
+                if budget is not None and next(tested) % _CHECK_EVERY == 0 and \
+                        (stop := budget.stop_reason()) is not None:
+                    raise Stopped(stop, f"mining antecedents ({len(bits):,} kept so far)")
                 held = np.logical_and.reduce([item_bits[f][i] for f, i in zip(chosen, choice)])
                 if low <= int(held.sum()) <= high:
                     conditions.append(tuple(items[f][i] for f, i in zip(chosen, choice)))

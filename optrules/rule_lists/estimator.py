@@ -8,8 +8,10 @@ import numpy as np
 from optrules.base import RuleEstimator, binary_classes
 from optrules.data.binary_dataset import BinaryDataset
 from optrules.data.mining import mine_antecedents
+from optrules.limits import (STOP_STATUSES, Budget, Stopped, interruptible, memory_cap,
+                             warn_if_stopped)
 from optrules.rule_lists.fit import (BOUNDS, ENGINES, POLICIES, SYMMETRY_MAPS, ProgressLog,
-                                     fit_rule_list)
+                                     fit_rule_list, unsearched_result)
 from optrules.rule_lists.model import RuleList, RuleListResult
 from optrules.validation import (Boolean, ExactFraction, Integer, Options, Real, Subset,
                                  Thresholds, fraction_from_text, fraction_text)
@@ -56,16 +58,24 @@ class RuleListClassifier(RuleEstimator):
     symmetry_map : {"prefix", "captured", "none"}, default "prefix"
         Symmetry-aware pruning (prefix permutations, Cor. 18, or captured vectors, Thm 17).
     max_nodes, max_queue : int or None, default None
-        Stop after expanding this many prefixes, or when more than this many wait in the queue
-        (the memory limit); the best list so far is kept with its exact gap.
+        Stop after expanding this many prefixes, or when more than this many wait in the
+        queue; the best list so far is kept with its exact gap (``status_`` says why).
     time_limit : float or None, default None
-        Seconds for the search, likewise.
+        Seconds for the whole fit (mining included), likewise. When it runs out while mining,
+        the model is the default rule alone with lower bound 0.
+    max_memory : float, "auto" or None, default "auto"
+        Cap on this process's resident memory in MB, likewise; "auto" is half of the physical
+        (or container) memory, None is no cap.
     disabled_bounds : tuple of str, default ()
         Bounds to switch off, for ablation (the optimum does not change); names in
         ``optrules.rule_lists.BOUNDS``.
     engine : {"reference"}, default "reference"
     verbose : int, default 0
         If > 0, print a progress line on stderr every 10 seconds of search.
+
+    A first Ctrl-C (SIGINT) or SIGTERM during ``fit`` stops the search at its next node: the
+    best list so far is kept, with ``status_ == "interrupted"`` and a warning; a second one
+    aborts at once (KeyboardInterrupt).
 
     Attributes
     ----------
@@ -79,7 +89,8 @@ class RuleListClassifier(RuleEstimator):
         Exact objective of ``rule_list_`` on the training data.
     lower_bound_ : Fraction
         Proven lower bound on every rule list's objective (= ``objective_`` when optimal).
-    status_ : {"optimal", "limit"}
+    status_ : {"optimal", "node-limit", "queue-limit", "time-limit", "memory-limit", \
+"interrupted"}
     result_ : RuleListResult
         The search's full result (nodes, seconds, statistics).
     n_antecedents_ : int
@@ -128,6 +139,7 @@ class RuleListClassifier(RuleEstimator):
         "max_nodes": [Integer(1), None],
         "max_queue": [Integer(1), None],
         "time_limit": [Real(), None],
+        "max_memory": [Real(), None, Options(("auto",))],
         "disabled_bounds": [Subset(BOUNDS)],
         "engine": [Options(ENGINES)],
         "verbose": [Integer(0), Boolean()],
@@ -135,8 +147,8 @@ class RuleListClassifier(RuleEstimator):
 
     def __init__(self, lam=0.01, *, max_cardinality=2, min_support=None,
                  thresholds="quantile:3", policy="lower-bound", symmetry_map="prefix",
-                 max_nodes=None, max_queue=None, time_limit=None, disabled_bounds=(),
-                 engine="reference", verbose=0):
+                 max_nodes=None, max_queue=None, time_limit=None, max_memory="auto",
+                 disabled_bounds=(), engine="reference", verbose=0):
         self.lam = lam
         self.max_cardinality = max_cardinality
         self.min_support = min_support
@@ -146,6 +158,7 @@ class RuleListClassifier(RuleEstimator):
         self.max_nodes = max_nodes
         self.max_queue = max_queue
         self.time_limit = time_limit
+        self.max_memory = max_memory
         self.disabled_bounds = disabled_bounds
         self.engine = engine
         self.verbose = verbose
@@ -164,10 +177,22 @@ class RuleListClassifier(RuleEstimator):
         self
         """
         params = self._validated_params()
-        features = self._training_features(X)
-        dataset = self._mine(features, y, params)
-        self._set_result(self._search(dataset, params), dataset.n_antecedents)
+        with interruptible():
+            budget = Budget(params["time_limit"], memory_cap(params["max_memory"]))
+            features = self._training_features(X)
+            classes, labels = binary_classes(y, features.n_samples, type(self).__name__)
+            target = str(getattr(y, "name", None) or "y")
+            try:
+                dataset = self._mine(features, classes, labels, target, params, budget)
+            except Stopped as stop:
+                result, n_antecedents = unsearched_result(
+                    labels, params["lam"], stop.status, classes=classes, target=target), 0
+            else:
+                result = self._search(dataset, params, budget)
+                n_antecedents = dataset.n_antecedents
+        self._set_result(result, n_antecedents)
         self._remember_features(X, features)
+        warn_if_stopped(type(self).__name__, result.status, f"gap {float(result.gap):.6g}")
         return self
 
     def antecedents(self, X, y):
@@ -177,10 +202,12 @@ class RuleListClassifier(RuleEstimator):
         :func:`optrules.verify.certify_rule_list`. Nothing is fitted.
         """
         params = self._validated_params()
-        return self._mine(self._training_features(X), y, params)
-
-    def _mine(self, features, y, params):
+        features = self._training_features(X)
         classes, labels = binary_classes(y, features.n_samples, type(self).__name__)
+        return self._mine(features, classes, labels, str(getattr(y, "name", None) or "y"),
+                          params, None)
+
+    def _mine(self, features, classes, labels, target, params, budget):
         lam = params["lam"]
         min_support = lam if params["min_support"] is None else params["min_support"]
         if min_support > lam:
@@ -189,11 +216,10 @@ class RuleListClassifier(RuleEstimator):
                           "mined, so the rule list is optimal only among the mined antecedents "
                           "(min_support=None mines at lam and loses nothing).", UserWarning,
                           stacklevel=3)
-        return mine_antecedents(features, labels, classes=classes,
-                                target=str(getattr(y, "name", None) or "y"),
+        return mine_antecedents(features, labels, classes=classes, target=target,
                                 max_cardinality=params["max_cardinality"],
                                 min_support=min(min_support, _HALF),
-                                thresholds=params["thresholds"])
+                                thresholds=params["thresholds"], budget=budget)
 
     def fit_antecedents(self, dataset):
         """Find the optimal rule list over pre-mined antecedents (e.g. CORELS files).
@@ -215,7 +241,9 @@ class RuleListClassifier(RuleEstimator):
             raise TypeError(f"fit_antecedents takes a BinaryDataset; got "
                             f"{type(dataset).__name__}.")
         params = self._validated_params()
-        result = self._search(dataset, params)
+        with interruptible():
+            result = self._search(dataset, params, Budget(
+                params["time_limit"], memory_cap(params["max_memory"])))
         conditions = dataset.antecedent_conditions
         if conditions is None:
             names, kinds = list(dataset.antecedent_names), (False,) * dataset.n_antecedents
@@ -229,17 +257,16 @@ class RuleListClassifier(RuleEstimator):
         self.feature_names_in_ = np.array(names, dtype=object)
         self._feature_kinds = kinds
         self._feature_categories = None      # mining is not ours: categories are unknown
+        warn_if_stopped(type(self).__name__, result.status, f"gap {float(result.gap):.6g}")
         return self
 
-    def _search(self, dataset, params):
-        """The search's result; sets nothing."""
-        result = fit_rule_list(
+    def _search(self, dataset, params, budget):
+        """The search's result within ``budget``; sets nothing."""
+        return fit_rule_list(
             dataset, params["lam"], engine=params["engine"], policy=params["policy"],
             symmetry_map=params["symmetry_map"], disabled_bounds=params["disabled_bounds"],
-            max_nodes=params["max_nodes"], max_queue=params["max_queue"],
-            time_limit=params["time_limit"],
-            progress=ProgressLog(10.0) if params["verbose"] else None)
-        return result
+            max_nodes=params["max_nodes"], max_queue=params["max_queue"], max_memory=None,
+            budget=budget, progress=ProgressLog(10.0) if params["verbose"] else None)
 
     def _set_result(self, result, n_antecedents):
         self.result_ = result
@@ -279,7 +306,8 @@ class RuleListClassifier(RuleEstimator):
             "lambda": fraction_text(result.lam), "status": result.status,
             "mistakes": result.mistakes, "n_samples": result.n_samples,
             "nodes_expanded": result.nodes_expanded, "seconds": round(result.seconds, 6),
-            "remaining_search_space": str(result.remaining_search_space),
+            "remaining_search_space": None if result.remaining_search_space is None
+            else str(result.remaining_search_space),
             "n_antecedents": self.n_antecedents_, "statistics": result.statistics})
 
     @classmethod
@@ -304,12 +332,13 @@ class RuleListClassifier(RuleEstimator):
                 Fraction(mistakes, n_samples) + lam * len(rule_list) or lower_bound > objective:
             raise ValueError("the objective, mistakes and bound do not match the rule list's "
                              "class counts.")
-        if saved["status"] not in ("optimal", "limit") or \
+        if saved["status"] not in ("optimal", *STOP_STATUSES) or \
                 (saved["status"] == "optimal") != (lower_bound == objective):
             raise ValueError(f"invalid status {saved['status']!r} for its lower bound.")
         result = RuleListResult(rule_list, objective, mistakes, n_samples, lam,
                                 saved["status"], lower_bound, saved["nodes_expanded"],
-                                saved["seconds"], int(saved["remaining_search_space"]),
+                                saved["seconds"], None if saved["remaining_search_space"] is None
+                                else int(saved["remaining_search_space"]),
                                 dict(saved["statistics"]))
         estimator._restore_common(body)
         for rule in rule_list.rules:

@@ -8,16 +8,20 @@ bounds and tie-breaking order are stated in ``specs/rule-lists.md``.
 import importlib
 import sys
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+
+import numpy as np
 
 from optrules.data import bitset
 from optrules.data.binary_dataset import BinaryDataset
+from optrules.limits import Budget, interruptible, memory_cap
 from optrules.rule_lists.equivalent_points import check_minority, minority_bits
 from optrules.rule_lists.model import describe
 from optrules.validation import (Callable, ExactFraction, Integer, Options, Real, Subset,
                                  validate_params)
 
-__all__ = ["fit_rule_list", "SearchConfig", "ProgressLog", "ENGINES", "POLICIES",
+__all__ = ["fit_rule_list", "unsearched_result", "SearchConfig", "ProgressLog", "ENGINES", "POLICIES",
            "SYMMETRY_MAPS", "BOUNDS", "PARAMETER_CONSTRAINTS"]
 
 #: Engine name -> module path of its ``corels`` function (imported on first use).
@@ -45,7 +49,7 @@ class SearchConfig:
     bounds: frozenset = frozenset(BOUNDS)
     max_nodes: int | None = None
     max_queue: int | None = None
-    time_limit: float | None = None
+    budget: Budget = field(default_factory=Budget)
     progress: object = None
 
 
@@ -87,6 +91,7 @@ PARAMETER_CONSTRAINTS = {
     "max_nodes": [Integer(1), None],
     "max_queue": [Integer(1), None],
     "time_limit": [Real(), None],
+    "max_memory": [Real(), None, Options(("auto",))],
     "progress": [Callable(), None],
     "disabled_bounds": [Subset(BOUNDS)],
 }
@@ -94,7 +99,7 @@ PARAMETER_CONSTRAINTS = {
 
 def fit_rule_list(dataset, lam, *, engine="reference", policy="lower-bound",
                   symmetry_map="prefix", disabled_bounds=(), max_nodes=None, max_queue=None,
-                  time_limit=None, progress=None):
+                  time_limit=None, max_memory="auto", progress=None, budget=None):
     """Find a certifiably optimal rule list (CORELS objective).
 
     Minimises R(d) = mistakes(d)/N + λ·K(d) over all rule lists d of K distinct antecedents
@@ -117,19 +122,26 @@ def fit_rule_list(dataset, lam, *, engine="reference", policy="lower-bound",
     disabled_bounds : iterable of str, default ()
         Names from :data:`BOUNDS` to switch off (the optimum does not change).
     max_nodes : int, optional
-        Stop after expanding this many prefixes; the result then has ``status="limit"``.
+        Stop after expanding this many prefixes; the result then has
+        ``status="node-limit"``.
     max_queue : int, optional
-        Stop when more than this many prefixes wait in the queue (the memory limit: each
-        queued prefix holds a trie node and a symmetry-map entry), likewise.
+        Stop when more than this many prefixes wait in the queue (``"queue-limit"``).
     time_limit : float, optional
-        Stop after this many seconds, likewise.
+        Stop after this many seconds (``"time-limit"``).
+    max_memory : float, "auto" or None, default "auto"
+        Stop when this process's resident memory reaches this many MB (``"memory-limit"``);
+        "auto" is half of the physical (or container) memory, None is no cap.
     progress : callable, optional
         Called as ``progress(nodes_expanded, describe)``; see :class:`ProgressLog`.
+    budget : optrules.limits.Budget, optional
+        An enclosing budget (a whole command's deadline) that also stops the search.
 
     Returns
     -------
     RuleListResult
-        ``status="optimal"`` certifies ``objective`` is the minimum; with ``"limit"``,
+        ``status="optimal"`` certifies ``objective`` is the minimum. Otherwise the status says
+        what stopped the search (:data:`optrules.limits.STOP_STATUSES`; SIGINT/SIGTERM during
+        the search give ``"interrupted"``, a second signal aborts) and
         ``lower_bound <= minimum <= objective``. Its rule list carries each rule's conditions
         (for mined antecedents) and training class counts.
 
@@ -157,17 +169,40 @@ def fit_rule_list(dataset, lam, *, engine="reference", policy="lower-bound",
     given = validate_params(PARAMETER_CONSTRAINTS, {
         "lam": lam, "engine": engine, "policy": policy, "symmetry_map": symmetry_map,
         "max_nodes": max_nodes, "max_queue": max_queue, "time_limit": time_limit,
-        "progress": progress, "disabled_bounds": disabled_bounds}, "fit_rule_list")
+        "max_memory": max_memory, "progress": progress, "disabled_bounds": disabled_bounds},
+        "fit_rule_list")
+    if budget is not None and not isinstance(budget, Budget):
+        raise TypeError(f"The 'budget' parameter of fit_rule_list must be an "
+                        f"optrules.limits.Budget or None. Got {type(budget).__name__} instead.")
     config = SearchConfig(policy=given["policy"], symmetry_map=given["symmetry_map"],
                           bounds=frozenset(BOUNDS) - given["disabled_bounds"],
-                          max_nodes=given["max_nodes"],
-                          max_queue=given["max_queue"], time_limit=given["time_limit"],
+                          max_nodes=given["max_nodes"], max_queue=given["max_queue"],
+                          budget=Budget(given["time_limit"], memory_cap(given["max_memory"]),
+                                        parent=budget),
                           progress=progress)
     if "equivalent_points" in config.bounds:
         dataset = _with_sound_minority(dataset)
     engine_module = importlib.import_module(ENGINES[given["engine"]])
-    result = engine_module.corels(dataset, given["lam"], config)
+    with interruptible():
+        result = engine_module.corels(dataset, given["lam"], config)
     return replace(result, rule_list=describe(result.rule_list, dataset))
+
+
+def unsearched_result(labels, lam, status, *, classes, target):
+    """What a run stopped before its search began (while mining) returns: the default rule
+    alone, with its exact objective and the only bound proven, 0.
+
+    Examples
+    --------
+    >>> result = unsearched_result([1, 1, 0], "1/10", "time-limit", classes=(0, 1), target="y")
+    >>> result.objective, result.lower_bound, result.status
+    (Fraction(1, 3), Fraction(0, 1), 'time-limit')
+    """
+    labels = np.asarray(labels, dtype=bool)
+    no_antecedents = BinaryDataset.from_bits([], np.zeros((0, labels.size), dtype=bool), labels,
+                                             target=target, classes=classes)
+    result = fit_rule_list(no_antecedents, lam, max_memory=None)
+    return replace(result, status=status, lower_bound=Fraction(0), remaining_search_space=None)
 
 
 def _with_sound_minority(dataset):

@@ -17,6 +17,7 @@ import numpy as np
 
 from optrules.data.binary_dataset import BinaryDataset
 from optrules.data.propositions import Proposition
+from optrules.limits import STOP_STATUSES
 from optrules.validation import fraction_text, parse_fraction
 
 __all__ = ["Rule", "RuleList", "Score", "score", "RuleListResult", "describe"]
@@ -280,15 +281,17 @@ class RuleListResult:
     mistakes : int
     n_samples : int
     lam : Fraction
-    status : {"optimal", "limit"}
+    status : {"optimal"} or a key of :data:`optrules.limits.STOP_STATUSES`
         "optimal": the search space was exhausted, so ``objective`` is the minimum.
-        "limit": a node, queue or time limit stopped the search; ``lower_bound`` still holds.
+        Otherwise what stopped the search ("node-limit", "queue-limit", "time-limit",
+        "memory-limit", "interrupted"); ``lower_bound`` still holds.
     lower_bound : Fraction
         Every rule list has objective >= lower_bound; equals ``objective`` when optimal.
     nodes_expanded : int
     seconds : float
-    remaining_search_space : int
-        Thm 7's upper bound on prefix evaluations still needed (0 when optimal).
+    remaining_search_space : int or None
+        Thm 7's upper bound on prefix evaluations still needed (0 when optimal; None when
+        the run stopped before the search began, while mining).
     statistics : dict
         Engine counters (evaluations, prunes by bound, cache and queue sizes).
     """
@@ -302,7 +305,7 @@ class RuleListResult:
     lower_bound: Fraction
     nodes_expanded: int
     seconds: float
-    remaining_search_space: int = 0
+    remaining_search_space: int | None = 0
     statistics: dict = field(default_factory=dict)
 
     @property
@@ -327,7 +330,7 @@ class RuleListResult:
             "gap": fraction_text(self.gap),
             "nodes_expanded": self.nodes_expanded,
             "seconds": round(self.seconds, 6),
-            "remaining_search_space": str(space),
+            "remaining_search_space": None if space is None else str(space),
             "log10_remaining_search_space": math.log10(space) if space else None,
             "statistics": self.statistics,
             "model": self.rule_list.to_dict(),
@@ -335,8 +338,9 @@ class RuleListResult:
 
     def summary(self):
         """One line: status, objective, mistakes, bound and effort."""
-        certificate = ("certified optimal" if self.status == "optimal"
-                       else f"stopped at a limit, gap {float(self.gap):.6f}")
+        certificate = ("certified optimal" if self.status == "optimal" else
+                       f"not certified ({STOP_STATUSES[self.status]}), gap "
+                       f"{float(self.gap):.6f}")
         return (f"{certificate}: objective {fraction_text(self.objective)} "
                 f"({float(self.objective):.6f}), {self.mistakes}/{self.n_samples} mistakes, "
                 f"{len(self.rule_list)} rules, lambda {fraction_text(self.lam)}, lower bound "
