@@ -20,7 +20,7 @@ import warnings
 
 import numpy as np
 
-from optrules.data.table import Features, as_features
+from optrules.data.table import Features, as_features, sorted_classes
 from optrules.validation import validate_params
 
 __all__ = ["RuleEstimator", "NotFittedError", "DataConversionWarning", "binary_classes",
@@ -394,13 +394,11 @@ def _target_vector(y, n_samples, estimator):
     return y
 
 
-def _python_scalar(value):
-    return value.item() if isinstance(value, np.generic) else value
-
-
 def binary_classes(y, n_samples, estimator):
-    """(classes, labels) of a two-class target: ``classes`` sorted (negative first) as Python
-    str/int/float/bool values, ``labels`` True for the positive class ``classes[1]``.
+    """(classes, labels) of a two-class target: ``classes`` in the class order of
+    :func:`~optrules.data.table.sorted_classes` (numbers numerically, strings
+    lexicographically, False < True) as Python str/int/float/bool values, ``labels`` True for
+    the positive class, the last one, ``classes[1]``.
 
     Raises
     ------
@@ -409,24 +407,12 @@ def binary_classes(y, n_samples, estimator):
         numbers, or a number of classes other than two (the message names them).
     """
     y = _target_vector(y, n_samples, estimator)
-    values = [_python_scalar(v) for v in y.tolist()]
-    missing = [i for i, v in enumerate(values)
-               if v is None or (isinstance(v, float) and v != v) or
-               type(v).__name__ in ("NAType", "NaTType")]
-    if missing:
-        raise ValueError(f"y has {len(missing)} missing value(s) (first at row {missing[0]}).")
-    kinds = {"string" if isinstance(v, str) else "number" if isinstance(v, (int, float))
-             else type(v).__name__ for v in values}
-    if not kinds <= {"string", "number"}:
-        raise ValueError(f"Unknown label type: y holds {sorted(kinds - {'string', 'number'})} "
-                         "values; class labels are strings or numbers.")
-    if len(kinds) > 1:
-        raise ValueError("Mix of label input types (string and number) in y.")
-    if any(isinstance(v, float) and not v.is_integer() for v in values):
+    values = y.tolist()
+    classes = list(sorted_classes(values))
+    if any(isinstance(v, float) and not v.is_integer() for v in classes):
         raise ValueError("Unknown label type: continuous. Maybe you are trying to fit a "
                          "classifier, which expects discrete classes, on a regression target "
                          "with continuous values.")
-    classes = sorted(set(values))
     if len(classes) != 2:
         shown = classes[:5] + (["..."] if len(classes) > 5 else [])
         binary = "Only binary classification is supported. " if len(classes) > 2 else ""

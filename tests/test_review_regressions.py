@@ -90,9 +90,10 @@ def test_byte_order_mark_is_not_part_of_the_first_column(tmp_path):
     assert features.names == ("x",) and target.tolist() == [1, 0]
 
 
-def test_nan_text_makes_a_column_categorical_for_boosting_as_for_mining():
+def test_nan_text_is_missing_for_boosting_as_for_mining():
+    # issue 8: "nan" text is a missing token (specs/data.md), no longer a category
     names = make_propositions({"c": ["NaN", "nan", "1", "2"]}, "all").names
-    assert names == ("c==1", "c==2", "c==NaN", "c==nan", "c!=1", "c!=2", "c!=NaN", "c!=nan")
+    assert names == ("c<=1.5", "c>1.5")
 
 
 @pytest.mark.parametrize("limit", [math.nan, math.inf])

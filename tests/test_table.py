@@ -10,7 +10,8 @@ import pytest
 
 from optrules.data.mining import antecedent_name, feature_items, mine_antecedents
 from optrules.data.propositions import Proposition
-from optrules.data.table import Features, as_features, read_csv, read_csv_columns
+from optrules.data.table import (Features, MixedColumnWarning, as_features, read_csv,
+                                  read_csv_columns)
 
 NAN = float("nan")
 
@@ -51,10 +52,11 @@ def test_wrong_field_count_names_the_file_line(tmp_path, text, line, fields, hea
 
 
 def test_missing_target_values(tmp_path):
-    """Empty or blank target cells are counted and the first one located."""
-    path = _csv(tmp_path, "a,y\nx,1\nz,\nx,0\nz,  \n")
-    with pytest.raises(ValueError, match=_in(path) + re.escape(
-            ": target column 'y' is missing in 2 row(s) (first: data row 2).")):
+    """Empty, blank or missing-token target cells are counted and the first one located (file,
+    line and data row)."""
+    path = _csv(tmp_path, "a,y\nx,1\nz,\nx,0\nz,  \nx,NA\n")
+    with pytest.raises(ValueError, match=_in(path, 3) + re.escape(
+            ": target column 'y' is missing in 3 row(s) (first: data row 2).")):
         read_csv(path, "y")
 
 
@@ -121,11 +123,16 @@ def test_integer_literal_targets_become_integers(tmp_path):
     assert all(type(cell) is int for cell in target)
 
 
-@pytest.mark.parametrize("cells", [["1.0", "0.0"], ["no", "yes"], ["1", "x"]])
-def test_other_targets_stay_text(tmp_path, cells):
-    """Any other target stays as its text."""
+@pytest.mark.parametrize("cells, values", [
+    (["1.0", "0.0"], [1.0, 0.0]), (["2", "10.5"], [2.0, 10.5]),        # all numbers: floats
+    (["True", "false"], [True, False]), (["TRUE", "False"], [True, False]),   # booleans
+    (["no", "yes"], ["no", "yes"]), (["1", "x"], ["1", "x"]), (["True", "1"], ["True", "1"])])
+def test_other_targets_are_typed_like_in_memory_targets(tmp_path, cells, values):
+    """Numbers become floats, true/false (any case) booleans, anything else stays text, so a
+    CSV target's classes sort as the same target in memory would."""
     _, target = read_csv(_csv(tmp_path, f"a,y\nx,{cells[0]}\nz,{cells[1]}\n"), "y")
-    assert target.tolist() == cells
+    assert target.tolist() == values
+    assert [type(v) for v in target] == [type(v) for v in values]
 
 
 def test_without_target_every_column_is_a_feature(tmp_path):
@@ -141,9 +148,10 @@ def test_csv_cells_are_stripped_and_typed_like_in_memory_data(tmp_path):
     assert read_csv_columns(path) == {"n": ("1.5", "", "-2"), "c": ("a", "b", ""),
                                       "t": ("nan", "1", "2"), "y": ("0", "1", "0")}
     features, _ = read_csv(path, "y")
-    assert features.numeric == (True, False, False)   # "nan" text is a category
+    assert features.numeric == (True, False, True)   # "nan" text is missing, not a category
     assert np.array_equal(features.column("n"), [1.5, NAN, -2.0], equal_nan=True)
     assert features.column("c").tolist() == ["a", "b", None]
+    assert np.array_equal(features.column("t"), [NAN, 1.0, 2.0], equal_nan=True)
     reference = as_features({"n": [1.5, NAN, -2.0], "c": ["a", "b", None],
                              "t": ["nan", "1", "2"]})
     assert reference.numeric == features.numeric
@@ -188,8 +196,11 @@ def test_take_selects_rows_of_every_column():
 
 
 def test_a_single_non_numeric_string_makes_the_column_categorical():
-    """One non-number (or 'inf') makes a text column categorical."""
-    features = as_features({"c": ["1", "2", "x"], "d": ["1", "inf", "2"]})
+    """One non-number (or 'inf') makes a text column categorical, with a warning (the column
+    is mostly numbers; tests/test_missing_values.py checks the message)."""
+    with pytest.warns(MixedColumnWarning) as caught:
+        features = as_features({"c": ["1", "2", "x"], "d": ["1", "inf", "2"]})
+    assert [str(w.message)[:11] for w in caught] == ["feature 'c'", "feature 'd'"]
     assert features.numeric == (False, False)
     assert features.columns[0].dtype == object
     assert features.columns[0].tolist() == ["1", "2", "x"]
@@ -253,7 +264,7 @@ def test_numeric_true_reads_text_and_missing_cells_as_numbers():
     assert np.isnan(features.column("e")).all()
 
 
-@pytest.mark.parametrize("column, bad", [(["1", "a b"], "a b"), (["nan", "1"], "nan"),
+@pytest.mark.parametrize("column, bad", [(["1", "a b"], "a b"), (["inf", "1"], "inf"),
                                          (np.array([True, False]), "True")])
 def test_numeric_true_with_a_non_number_names_the_feature_and_value(column, bad):
     """A forced numeric column with a non-number names the feature and the value."""

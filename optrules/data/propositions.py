@@ -3,7 +3,9 @@
 A :class:`Proposition` is ``feature <= t`` or ``feature > t`` on a numeric feature, or
 ``feature == v`` or ``feature != v`` on a categorical one (Boley et al. 2021, §2.2: rules are
 conjunctions of such "atomic" propositions; CORELS antecedents are conjunctions of ``==`` and
-threshold items). A missing value satisfies no proposition on its column, ``!=`` included.
+threshold items). A missing value (``specs/data.md``: None, NaN, pandas NA, or a missing token
+such as ``NA`` or ``?``, read as NaN or None by :func:`~optrules.data.table.as_features`)
+satisfies no proposition on its column, ``!=`` included, and never yields a proposition.
 
 Cut points of a numeric column (non-missing values, distinct values v_1 < ... < v_k), chosen by
 :func:`numeric_thresholds`:
@@ -33,7 +35,7 @@ import numpy as np
 
 from optrules.data import bitset
 from optrules.data.table import as_features
-from optrules.validation import parse_thresholds
+from optrules.validation import parse_thresholds, shown
 
 __all__ = ["Proposition", "PropositionSet", "make_propositions", "numeric_thresholds",
            "shortest_separating_decimal", "format_value"]
@@ -68,6 +70,7 @@ class Proposition:
 
         ``column`` is a float array (NaN = missing) for a threshold and an object array of str
         (None = missing) for a category test, as :class:`~optrules.data.table.Features` holds.
+        A missing cell is False for every operator, ``!=`` included (specs/data.md).
         """
         if self.numeric:
             values = np.asarray(column, dtype=float)
@@ -83,20 +86,35 @@ class Proposition:
         return [self.feature, self.operator, self.value]
 
     @classmethod
-    def from_json(cls, item):
-        """Inverse of :meth:`to_json`; ValueError for anything else."""
-        if not (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str)
-                and item[1] in ("<=", ">", "==", "!=")):
-            raise ValueError(f"a condition must be [feature, operator, value] with operator "
-                             f"'<=', '>', '==' or '!='; got {item!r}.")
+    def from_json(cls, item, where="condition"):
+        """Inverse of :meth:`to_json`; ValueError naming ``where`` (the condition's path in its
+        file, e.g. ``model.rules[2].conditions[0]``) and the part that is wrong.
+
+        Only the operators :meth:`evaluate` knows are read, each with its kind of value: a
+        finite number for ``<=`` and ``>``, a string for ``==`` and ``!=``.
+        """
+        if not (isinstance(item, list) and len(item) == 3):
+            raise ValueError(f"{where} must be [feature, operator, value]; got {shown(item)}.")
         feature, operator, value = item
+        if not isinstance(feature, str):
+            raise ValueError(f"{where}.feature is {shown(feature)}; a condition must be "
+                             "[feature, operator, value] with a feature name (a string).")
+        if operator not in ("<=", ">", "==", "!="):
+            raise ValueError(f"{where}.operator is {shown(operator)}; a condition must be "
+                             "[feature, operator, value] with operator '<=', '>', '==' or "
+                             "'!='.")
         if operator in ("<=", ">"):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or \
-                    not math.isfinite(value):
-                raise ValueError(f"the threshold of condition {item!r} must be a finite number.")
-            return cls(feature, operator, float(value))
+            try:
+                threshold = float(value) if isinstance(value, (int, float)) else math.nan
+            except OverflowError:               # an integer beyond the float range
+                threshold = math.nan
+            if isinstance(value, bool) or not math.isfinite(threshold):
+                raise ValueError(f"{where}.value: the threshold of condition {where} must be "
+                                 f"a finite number; got {shown(value)}.")
+            return cls(feature, operator, threshold)
         if not isinstance(value, str):
-            raise ValueError(f"the category of condition {item!r} must be a string.")
+            raise ValueError(f"{where}.value: the category of condition {where} must be a "
+                             f"string; got {shown(value)}.")
         return cls(feature, operator, value)
 
 
@@ -261,6 +279,8 @@ class PropositionSet:
 
 def make_propositions(data, thresholds="quantile:10", feature_names=None):
     """Build the proposition set of some feature data (see the module docstring for order).
+
+    Missing cells (specs/data.md) give no proposition and satisfy none of their column's.
 
     Parameters
     ----------

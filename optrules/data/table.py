@@ -2,17 +2,26 @@
 
 Every method starts from :class:`Features`, the canonical form of feature data: one column per
 feature, each either *numeric* (a float array, NaN = missing) or *categorical* (an object array
-of strings, None = missing). :func:`as_features` decides which:
+of strings, None = missing). :func:`as_features` decides which; ``specs/data.md`` states the
+rules, which hold for every method:
 
 * numeric numpy dtypes (integers, floats) are numeric;
 * booleans and pandas ``category`` columns are categorical (values ``"True"``/``"False"``, or
   the category's text), whatever their values look like;
 * any other column (text, Python objects) is numeric when every non-missing cell is a number or
   text that parses as a finite number (so a CSV's ``"1.5"`` and a DataFrame's ``1.5`` give the
-  same model), and categorical otherwise; categories are compared as stripped text.
+  same model), and categorical otherwise; categories are compared as stripped text. A column
+  that is mostly numbers but holds other text stays categorical, with a
+  :class:`MixedColumnWarning` naming the column and the offending cells.
 
-A missing cell (empty or whitespace-only text, None, NaN, ``pandas.NA``) satisfies no test on
-its column. Feature and category names may be any text: spaces, commas and colons included.
+A cell is missing when it is None, a float NaN, ``pandas.NA`` or ``pandas.NaT``, or text that
+is one of :data:`MISSING_TOKENS` once stripped and lower-cased (empty, ``NA``, ``N/A``, ``NaN``,
+``null``, ``None``, ``?``, ``<NA>``, ``#N/A``). A missing cell satisfies no condition on its
+column and is never a category. Feature and category names may be any text: spaces, commas and
+colons included.
+
+Targets have one class order everywhere (:func:`sorted_classes`): numbers numerically, strings
+lexicographically, False < True; the last class is the positive one.
 
 Raises ``ValueError`` for complex numbers and infinite values and ``TypeError`` for cells that
 are neither text nor numbers (a dict, a list), naming the column.
@@ -27,7 +36,21 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["Features", "as_features", "read_csv", "read_csv_columns"]
+__all__ = ["Features", "as_features", "read_csv", "read_csv_columns", "sorted_classes",
+           "MISSING_TOKENS", "MixedColumnWarning"]
+
+#: Text meaning "missing" in a CSV cell or a text column, compared after stripping whitespace
+#: and lower-casing (specs/data.md §2 gives the reason for each).
+MISSING_TOKENS = frozenset({"", "na", "n/a", "nan", "null", "none", "?", "<na>", "#n/a"})
+
+#: A column whose non-missing cells are at least this fraction numbers, but not all, is
+#: "mostly numeric": it stays categorical, with a :class:`MixedColumnWarning`.
+_MOSTLY_NUMERIC = 0.5
+
+
+class MixedColumnWarning(UserWarning):
+    """A mostly numeric column holds text that is neither a number nor a missing token, so it
+    is read as categorical (specs/data.md §3)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -96,6 +119,13 @@ def as_features(data, feature_names=None, numeric=None):
         For an unsupported container, a sparse matrix, or cells that are neither text nor
         numbers.
 
+    Warns
+    -----
+    MixedColumnWarning
+        When a column is inferred categorical although at least half of its non-missing cells
+        are numbers; the message names the column, counts the other cells, shows the first
+        few and the row of the first.
+
     Examples
     --------
     >>> f = as_features({"mean radius": [17.99, 20.57], "sex": ["M", "F"], "ok": [True, False]})
@@ -103,6 +133,13 @@ def as_features(data, feature_names=None, numeric=None):
     (('mean radius', 'sex', 'ok'), (True, False, False))
     >>> f.column("ok").tolist()
     ['True', 'False']
+
+    Missing cells (None, NaN, pandas NA, or text such as ``""``, ``"NA"``, ``"?"``) are NaN
+    in numeric columns and None in categorical ones:
+
+    >>> f = as_features({"a": ["1", "NA", None, " ? "], "b": ["x", "n/a", float("nan"), "y"]})
+    >>> f.numeric, f.column("a").tolist(), f.column("b").tolist()
+    ((True, False), [1.0, nan, nan, nan], ['x', None, None, 'y'])
     """
     if isinstance(data, Features) and numeric is None and feature_names is None:
         return data
@@ -151,10 +188,16 @@ def as_features(data, feature_names=None, numeric=None):
         raise ValueError(f"feature columns have different lengths: {sorted(lengths)}.")
     if numeric is not None and len(numeric) != len(names):
         raise ValueError(f"{len(numeric)} column kinds given for {len(names)} columns.")
+    return _canonical_features(names, raw, numeric, lambda row: f"row {row}")
+
+
+def _canonical_features(names, raw, numeric, where):
+    """Features of checked raw columns ``(cells, always categorical?)``; ``where(row)`` names a
+    0-based row in messages (a CSV names its line)."""
     columns, kinds = [], []
     for j, (name, (column, categorical)) in enumerate(zip(names, raw)):
         forced = None if numeric is None else bool(numeric[j])
-        canonical, is_numeric = _canonical_column(name, column, categorical, forced)
+        canonical, is_numeric = _canonical_column(name, column, categorical, forced, where)
         columns.append(canonical)
         kinds.append(is_numeric)
     return Features(tuple(names), tuple(columns), tuple(kinds))
@@ -176,14 +219,17 @@ def _as_array(values):
 
 
 def _is_missing(cell):
-    if cell is None or (isinstance(cell, str) and cell.strip() == ""):
+    """Whether a raw cell is missing: None, NaN, pandas NA/NaT or a missing token."""
+    if cell is None:
         return True
+    if isinstance(cell, str):
+        return cell.strip().lower() in MISSING_TOKENS
     if isinstance(cell, (float, np.floating)):
         return math.isnan(cell)
     return type(cell).__name__ in ("NAType", "NaTType")  # pandas.NA / NaT (ambiguous truth)
 
 
-def _canonical_column(name, column, categorical, forced):
+def _canonical_column(name, column, categorical, forced, where):
     """(canonical column, numeric?) of one raw column; ``forced`` overrides the inference."""
     kind = column.dtype.kind
     if kind == "c":
@@ -201,20 +247,25 @@ def _canonical_column(name, column, categorical, forced):
     cells = [None if _is_missing(c) else _cell_text(name, c) for c in column.tolist()]
     if forced is None and (categorical or kind == "b"):
         forced = False
-    if forced is not False:
-        try:
-            parsed = [float(c) for c in cells if c is not None]
-        except ValueError:
-            parsed = None
-        # "nan"/"inf" text makes a column categorical
-        if parsed is not None and all(math.isfinite(v) for v in parsed) and \
-                (parsed or forced):
-            return np.array([math.nan if c is None else float(c) for c in cells]), True
-        if forced:
-            row, bad = next((n, c) for n, c in enumerate(cells)
-                            if c is not None and not _is_finite_number(c))
-            raise ValueError(f"feature {name!r} is numeric in the model, but the data has the "
-                             f"value {bad!r} (row {row}).")
+    if forced is False:
+        return np.array(cells, dtype=object), False
+    # Parse each distinct text once: categorical columns repeat few values.
+    number = {text: _finite_float(text) for text in set(cells) if text is not None}
+    present = sum(text is not None for text in cells)
+    other = [row for row, text in enumerate(cells) if text is not None and number[text] is None]
+    if not other and (present or forced):
+        return np.array([math.nan if text is None else number[text] for text in cells]), True
+    if forced:
+        raise ValueError(f"feature {name!r} is numeric in the model, but the data has the "
+                         f"value {cells[other[0]]!r} ({where(other[0])}).")
+    if other and present - len(other) >= _MOSTLY_NUMERIC * present:
+        shown = list(dict.fromkeys(cells[row] for row in other))
+        warnings.warn(MixedColumnWarning(
+            f"feature {name!r} is read as categorical: {len(other)} of its {present} "
+            f"non-missing cells are not numbers ({', '.join(map(repr, shown[:3]))}"
+            f"{', ...' if len(shown) > 3 else ''}; the first at {where(other[0])}). Write a "
+            "missing value as an empty cell, NA or ?, or fix those cells, to read the column "
+            "as numeric."), stacklevel=4)
     return np.array(cells, dtype=object), False
 
 
@@ -223,11 +274,13 @@ def _is_integer_literal(text):
     return digits.isascii() and digits.isdigit()
 
 
-def _is_finite_number(text):
+def _finite_float(text):
+    """The finite number a text spells, else None."""
     try:
-        return math.isfinite(float(text))
+        value = float(text)
     except ValueError:
-        return False
+        return None
+    return value if math.isfinite(value) else None
 
 
 def _cell_text(name, cell):
@@ -243,10 +296,16 @@ def _cell_text(name, cell):
 def read_csv_columns(path):
     """Read a CSV file with a header row into ``{column name: tuple of cell strings}``.
 
-    Cells are stripped; an empty cell is missing. Raises ValueError naming the file (and the
-    line, for a row with the wrong number of fields) when the file cannot be read, is empty,
-    has no data rows, a ragged row or a duplicate column name.
+    Cells are stripped (a missing token stays as written; :func:`as_features` reads it as
+    missing). Raises ValueError naming the file (and the line, for a row with the wrong number
+    of fields) when the file cannot be read, is empty, has no data rows, a ragged row or a
+    duplicate column name.
     """
+    return _read_columns(path)[0]
+
+
+def _read_columns(path):
+    """(columns as :func:`read_csv_columns` gives them, line number where each data row ends)."""
     path = Path(path)
     try:
         with path.open(newline="", encoding="utf-8-sig") as handle:  # tolerate a BOM
@@ -272,11 +331,11 @@ def read_csv_columns(path):
     if len(columns) != len(header):
         duplicate = next(n for n in header if header.count(n) > 1)
         raise ValueError(f"{path}: duplicate column name {duplicate!r} in the header.")
-    return columns
+    return columns, [number for number, _ in numbered[1:]]
 
 
 def read_csv(path, target=None):
-    """Read a CSV file into canonical features and, optionally, the raw target cells.
+    """Read a CSV file into canonical features and, optionally, the target values.
 
     Parameters
     ----------
@@ -287,34 +346,110 @@ def read_csv(path, target=None):
     Returns
     -------
     features : Features
-    target : ndarray or None
-        The target column (None when ``target`` is not given): integers when every cell is an
-        integer literal such as ``0`` or ``-1`` (so classes sort as numbers), else the text.
+    target : ndarray of object or None
+        The target column (None when ``target`` is not given), typed as an in-memory target
+        would be, so that classes sort the same way (:func:`sorted_classes`): integers when
+        every cell is an integer literal (``2``, ``-1``), else floats when every cell is a
+        finite number, else booleans when every cell is ``true`` or ``false`` (any case), else
+        the text.
 
     Raises
     ------
     ValueError
         If the file cannot be read, is malformed (messages name the file and line), lacks the
-        target column, or a target cell is missing.
+        target column, or a target cell is missing (empty or a missing token).
+
+    Warns
+    -----
+    MixedColumnWarning
+        For a mostly numeric column holding other text, naming the line of the first such cell.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = path.write_text("a,y\\n1.5,10\\nNA,2\\n?,10\\n")
+    >>> X, y = read_csv(path, target="y")
+    >>> X.numeric, X.column("a").tolist(), y.tolist(), sorted_classes(y)
+    ((True,), [1.5, nan, nan], [10, 2, 10], (2, 10))
     """
-    columns = read_csv_columns(path)
-    cells = None
+    columns, lines = _read_columns(path)
+    values = None
     if target is not None:
         if target not in columns:
             raise ValueError(f"{path}: target column {target!r} not found; columns are "
                              f"{sorted(columns)}.")
-        cells = np.array(columns.pop(target), dtype=object)
-        missing = np.flatnonzero(cells == "")
-        if missing.size:
-            raise ValueError(f"{path}: target column {target!r} is missing in {missing.size} "
-                             f"row(s) (first: data row {missing[0] + 1}).")
-        if all(_is_integer_literal(cell) for cell in cells):
-            cells = np.array([int(cell) for cell in cells], dtype=object)
+        cells = columns.pop(target)
+        missing = [row for row, cell in enumerate(cells) if _is_missing(cell)]
+        if missing:
+            raise ValueError(f"{path}, line {lines[missing[0]]}: target column {target!r} is "
+                             f"missing in {len(missing)} row(s) (first: data row "
+                             f"{missing[0] + 1}).")
+        values = np.array(_typed_targets(cells), dtype=object)
     if not columns:
         raise ValueError(f"{path}: no feature columns besides the target {target!r}.")
     try:
-        features = as_features({name: np.array(cells_, dtype=object)
-                                for name, cells_ in columns.items()})
+        features = _canonical_features(
+            list(columns), [(np.array(cells, dtype=object), False) for cells in
+                            columns.values()], None, lambda row: f"{path}, line {lines[row]}")
     except (ValueError, TypeError) as error:
         raise type(error)(f"{path}: {error}") from error
-    return features, cells
+    return features, values
+
+
+def _typed_targets(cells):
+    """Target cells (text, none missing) as ints, floats, bools or text (see read_csv)."""
+    if all(_is_integer_literal(cell) for cell in cells):
+        return [int(cell) for cell in cells]
+    numbers = [_finite_float(cell) for cell in cells]
+    if None not in numbers:
+        return numbers
+    if all(cell.lower() in ("true", "false") for cell in cells):
+        return [cell.lower() == "true" for cell in cells]
+    return list(cells)
+
+
+def sorted_classes(values, name="y"):
+    """The distinct class values of a target, in the one class order of optrules.
+
+    Every classifier, the logistic loss and the CLI order classes with this function
+    (specs/data.md §4), and the positive class is the last one unless the user names another.
+
+    Parameters
+    ----------
+    values : iterable of str, int, float or bool (Python or numpy scalars)
+    name : str, default "y"
+        What the values are, for messages.
+
+    Returns
+    -------
+    tuple
+        The distinct values as Python scalars, ascending: numbers numerically (booleans as
+        numbers, so False < True), strings lexicographically (by code point).
+
+    Raises
+    ------
+    ValueError
+        For a missing value (None, NaN, pandas NA or a missing token, as for features), values
+        that are neither strings nor numbers, or strings mixed with numbers.
+
+    Examples
+    --------
+    >>> sorted_classes([10, 2, 10]), sorted_classes(["yes", "no"]), sorted_classes([True, False])
+    ((2, 10), ('no', 'yes'), (False, True))
+    """
+    values = [value.item() if isinstance(value, np.generic) else value for value in values]
+    missing = [row for row, value in enumerate(values) if _is_missing(value)]
+    if missing:
+        raise ValueError(f"{name} has {len(missing)} missing value(s) (first at row "
+                         f"{missing[0]}).")
+    kinds = {"string" if isinstance(value, str) else
+             "number" if isinstance(value, (int, float)) else type(value).__name__
+             for value in values}
+    if not kinds <= {"string", "number"}:
+        raise ValueError(f"Unknown label type: {name} holds "
+                         f"{sorted(kinds - {'string', 'number'})} values; class labels are "
+                         "strings or numbers.")
+    if len(kinds) > 1:
+        raise ValueError(f"Mix of label input types (string and number) in {name}.")
+    return tuple(sorted(set(values)))

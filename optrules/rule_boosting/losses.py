@@ -15,6 +15,8 @@ Subclass :class:`Loss` and override ``loss`` and ``gradients`` for a new loss.
 import numpy as np
 from scipy.special import expit
 
+from optrules.data.table import sorted_classes
+
 __all__ = ["Loss", "SquaredLoss", "LogisticLoss", "PoissonLoss", "LOSSES", "get_loss"]
 
 
@@ -55,8 +57,9 @@ class LogisticLoss(Loss):
     """l(y, f) = log(1 + exp(-y f)) for y in {-1, +1}; g = -y σ(-y f), h = σ(y f) σ(-y f).
 
     ``prepare_target`` accepts labels of any two classes: the positive class (+1) is
-    ``positive`` if given, else ``1``/``True`` for 0/1 or boolean labels, else the larger value
-    in sorted order. ``classes`` holds (negative, positive) after preparation.
+    ``positive`` if given, else the last class in the order of
+    :func:`~optrules.data.table.sorted_classes` (numbers numerically, strings
+    lexicographically, False < True). ``classes`` holds (negative, positive) after preparation.
     """
 
     name = "logistic"
@@ -67,7 +70,7 @@ class LogisticLoss(Loss):
 
     def prepare_target(self, y):
         labels = np.asarray(y)
-        values = sorted(set(labels.tolist()), key=lambda v: (str(type(v)), v))
+        values = list(sorted_classes(labels.tolist(), "the target"))
         if len(values) != 2:
             raise ValueError(f"the logistic loss needs exactly two classes; the target has "
                              f"{len(values)}: {values[:5]}.")
