@@ -63,7 +63,7 @@ def test_progress_log_prints_corels_columns():
     import io
     from optrules.rule_lists.fit import ProgressLog
     stream = io.StringIO()
-    log = ProgressLog(interval=0.0, stream=stream)
+    log = ProgressLog(stream, log_interval=0.0)
     log(7, lambda: {"best_objective": Fraction(1, 3), "lower_bound": Fraction(1, 4),
                     "queue_size": 5, "map_size": 6, "evaluations": 99,
                     "remaining_search_space": 12345})
@@ -71,6 +71,26 @@ def test_progress_log_prints_corels_columns():
     for text in ("nodes          7", "evaluations           99", "queue         5",
                  "best 0.333333", "lower bound 0.250000", "log10(remaining) 4"):
         assert text in line, line
+
+
+def test_progress_line_rewrites_one_terminal_line_and_erases_it():
+    import io
+    from optrules.progress import ProgressLine
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    line = ProgressLine(Terminal(), delay=0.0, interval=0.0)
+    line.update(lambda: "first")
+    line.update(lambda: "second")
+    line.close()
+    written = line.stream.getvalue()
+    assert written.count("\r") == 3 and "\n" not in written and written.endswith("\r\x1b[K")
+    quiet = ProgressLine(Terminal())          # the default 2 s delay: a quick search shows nothing
+    quiet.update(lambda: "never")
+    quiet.close()
+    assert quiet.stream.getvalue() == ""
 
 
 def test_data_writes_the_bundled_csv(tmp_path, compas_dir):

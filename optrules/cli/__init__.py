@@ -4,12 +4,20 @@ Commands: ``optrules rulelist``, ``optrules boost``, ``optrules predict``, ``opt
 ``optrules data`` and ``optrules demo``; one module per subcommand (``<name>_command.py``),
 each with ``add_parser(commands)``.
 
-Exit status: 0 on success (also when a limit stopped the search: the output says so and gives
-the optimality gap), 2 for bad arguments or input files.
+Exit status: 0 on success (also when a node, time or memory limit stopped the search: the
+output says so and gives the optimality gap), 2 for bad arguments or input files, 130 after a
+Ctrl-C (SIGINT) and 143 after a SIGTERM: the first such signal stops the search at its next
+node, and the best result so far is printed and its files written as usual; a second signal
+aborts at once (also 130/143, nothing written). ``optrules verify`` adds 1 (refuted) and 3
+(undecided).
 """
 
 import argparse
 import sys
+import time
+import warnings
+
+from optrules.limits import StoppedSearchWarning, interruptible, received_signal
 
 from . import (boost_command, data_command, demo_command, predict_command, rulelist_command,
                verify_command)
@@ -32,14 +40,25 @@ def _parser():
 
 def main(argv=None):
     """Entry point of the ``optrules`` command; returns the exit status."""
+    started = time.perf_counter()
     parser = _parser()
     args = parser.parse_args(argv)
+    args.started = started              # --time-limit counts from here (reading data included)
     try:
-        check_output_paths(args)
-        return args.run(args, args.parser)
+        with interruptible(), warnings.catch_warnings():
+            # The output states every stop status and gap; a warning would say it twice.
+            warnings.simplefilter("ignore", StoppedSearchWarning)
+            check_output_paths(args)
+            status = args.run(args, args.parser)
+    except KeyboardInterrupt:           # the second signal: abort at once
+        signal = received_signal()
+        print(f"optrules {args.command}: aborted", file=sys.stderr)
+        return 128 + (signal or 2)
     except (ValueError, TypeError, OSError) as error:
         print(f"optrules {args.command}: error: {error}", file=sys.stderr)
         return 2
+    signal = received_signal()
+    return status if signal is None else 128 + signal
 
 
 if __name__ == "__main__":

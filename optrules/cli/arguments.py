@@ -1,6 +1,8 @@
 """Argument types, option groups and data loading shared by the subcommands."""
 
 import argparse
+import contextlib
+import time
 from fractions import Fraction
 from pathlib import Path
 
@@ -10,8 +12,12 @@ from optrules.rule_lists.estimator import RuleListClassifier
 from optrules.rule_lists.fit import BOUNDS, ENGINES, POLICIES, SYMMETRY_MAPS
 from optrules.validation import parse_fraction
 
-__all__ = ["positive_int", "positive_float", "add_rulelist_arguments", "rule_list_estimator",
-           "load_rule_list_problem", "check_output_paths"]
+__all__ = ["positive_int", "positive_float", "memory_megabytes", "add_limit_arguments",
+           "remaining_time", "add_rulelist_arguments", "rule_list_estimator",
+           "load_rule_list_problem", "check_output_paths", "OUTPUT_OPTIONS"]
+
+#: Options naming a file the command writes; each is checked writable before any work.
+OUTPUT_OPTIONS = ("save_model", "certificate", "output")
 
 
 def positive_int(text):
@@ -34,6 +40,37 @@ def positive_float(text):
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
     return value
+
+
+def memory_megabytes(text):
+    """argparse type: a memory cap in MB (> 0), "auto" (the default cap) or "none" (no cap)."""
+    if text.strip().lower() in ("auto", "none"):
+        return None if text.strip().lower() == "none" else "auto"
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of MB, 'auto' or 'none', "
+                                         f"got {text!r}")
+    return value
+
+
+def add_limit_arguments(group, time_help):
+    """``--time-limit`` and ``--max-memory`` in an argument group."""
+    group.add_argument("--time-limit", type=positive_float, metavar="SEC", help=time_help)
+    group.add_argument("--max-memory", type=memory_megabytes, default="auto", metavar="MB",
+                       help="stop the search with its best result when this process's memory "
+                            "reaches MB (default auto: half of the physical or container "
+                            "memory; none: no cap)")
+
+
+def remaining_time(args):
+    """Seconds left of ``--time-limit``, counted from the command's start (None: no limit)."""
+    if args.time_limit is None:
+        return None
+    # Real() limits must be positive: an exhausted limit stops at the first check instead.
+    return max(args.time_limit - (time.perf_counter() - args.started), 1e-9)
 
 
 def add_rulelist_arguments(parser):
@@ -68,13 +105,14 @@ def add_rulelist_arguments(parser):
     search.add_argument("--max-nodes", type=positive_int, metavar="N")
     search.add_argument("--max-queue", type=positive_int, metavar="N",
                         help="memory limit: stop when more than N prefixes are queued")
-    search.add_argument("--time-limit", type=positive_float, metavar="SEC")
+    add_limit_arguments(search, "stop with the best list so far and its exact gap after SEC "
+                                "seconds of the whole command (reading and mining included)")
     output = parser.add_argument_group("output")
     output.add_argument("--json", action="store_true", help="print one JSON object")
     output.add_argument("--save-model", metavar="FILE",
                         help="write the model as JSON (optrules predict and load_model read "
                              "it)")
-    output.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    output.add_argument("--quiet", action="store_true", help="no progress line on stderr")
 
 
 def rule_list_estimator(args):
@@ -88,8 +126,8 @@ def rule_list_estimator(args):
     return RuleListClassifier(
         lam, max_cardinality=args.max_cardinality, min_support=min_support,
         thresholds=args.thresholds, policy=args.policy, symmetry_map=args.symmetry_map,
-        max_nodes=args.max_nodes, max_queue=args.max_queue, time_limit=args.time_limit,
-        disabled_bounds=tuple(args.disable_bound), engine=args.engine,
+        max_nodes=args.max_nodes, max_queue=args.max_queue, time_limit=remaining_time(args),
+        max_memory=args.max_memory, disabled_bounds=tuple(args.disable_bound), engine=args.engine,
         verbose=0 if args.quiet else 1)
 
 
@@ -111,9 +149,28 @@ def load_rule_list_problem(args, parser):
 
 
 def check_output_paths(args):
-    """Refuse an output file whose folder does not exist before any long computation."""
-    for option in ("save_model", "certificate", "output"):
+    """Refuse, before any long computation, an output file that cannot be written: a folder, a
+    missing folder, no permission, a read-only or virtual file system. The error names the
+    option."""
+    for option in OUTPUT_OPTIONS:
         path = getattr(args, option, None)
-        if path is not None and not Path(path).resolve().parent.is_dir():
-            raise ValueError(f"--{option.replace('_', '-')}: the folder of {path} does not "
-                             "exist.")
+        if path is not None:
+            _check_writable(f"--{option.replace('_', '-')}", Path(path))
+
+
+def _check_writable(option, path):
+    if path.is_dir():
+        raise ValueError(f"{option}: {path} is a folder; give a file name.")
+    if not path.parent.is_dir():
+        raise ValueError(f"{option}: the folder of {path} does not exist.")
+    existed = path.exists()
+    try:
+        # Opening for appending is the one portable test (permissions, read-only mounts,
+        # /proc); it changes nothing in an existing file.
+        with open(path, "a"):
+            pass
+    except OSError as error:
+        raise ValueError(f"{option}: cannot write {path} ({error.strerror}).") from None
+    if not existed:
+        with contextlib.suppress(OSError):
+            path.unlink()

@@ -71,7 +71,8 @@ class RuleListClassifier(RuleEstimator):
         ``optrules.rule_lists.BOUNDS``.
     engine : {"reference"}, default "reference"
     verbose : int, default 0
-        If > 0, print a progress line on stderr every 10 seconds of search.
+        If > 0, show a progress line on stderr during a search longer than 2 s (rewritten in
+        place on a terminal; a new line every 10 s otherwise).
 
     A first Ctrl-C (SIGINT) or SIGTERM during ``fit`` stops the search at its next node: the
     best list so far is kept, with ``status_ == "interrupted"`` and a warning; a second one
@@ -262,11 +263,16 @@ class RuleListClassifier(RuleEstimator):
 
     def _search(self, dataset, params, budget):
         """The search's result within ``budget``; sets nothing."""
-        return fit_rule_list(
-            dataset, params["lam"], engine=params["engine"], policy=params["policy"],
-            symmetry_map=params["symmetry_map"], disabled_bounds=params["disabled_bounds"],
-            max_nodes=params["max_nodes"], max_queue=params["max_queue"], max_memory=None,
-            budget=budget, progress=ProgressLog(10.0) if params["verbose"] else None)
+        progress = ProgressLog() if params["verbose"] else None
+        try:
+            return fit_rule_list(
+                dataset, params["lam"], engine=params["engine"], policy=params["policy"],
+                symmetry_map=params["symmetry_map"], disabled_bounds=params["disabled_bounds"],
+                max_nodes=params["max_nodes"], max_queue=params["max_queue"], max_memory=None,
+                budget=budget, progress=progress)
+        finally:
+            if progress is not None:
+                progress.close()
 
     def _set_result(self, result, n_antecedents):
         self.result_ = result

@@ -6,8 +6,6 @@ bounds and tie-breaking order are stated in ``specs/rule-lists.md``.
 """
 
 import importlib
-import sys
-import time
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
@@ -16,6 +14,7 @@ import numpy as np
 from optrules.data import bitset
 from optrules.data.binary_dataset import BinaryDataset
 from optrules.limits import Budget, interruptible, memory_cap
+from optrules.progress import ProgressLine
 from optrules.rule_lists.equivalent_points import check_minority, minority_bits
 from optrules.rule_lists.model import describe
 from optrules.validation import (Callable, ExactFraction, Integer, Options, Real, Subset,
@@ -53,33 +52,25 @@ class SearchConfig:
     progress: object = None
 
 
-class ProgressLog:
-    """Progress callback printing one line every ``interval`` seconds to ``stream``.
+class ProgressLog(ProgressLine):
+    """Progress callback: a throttled line on ``stream`` (see :class:`ProgressLine`).
 
-    Columns follow CORELS' log: seconds, nodes expanded, lower-bound evaluations, queue size,
+    Columns follow CORELS' log: nodes expanded, lower-bound evaluations, queue size,
     symmetry-map size, best objective, global lower bound, log10 of Thm 7's remaining search
     space. ``describe()`` must return those figures (see ``reference.corels``).
     """
 
-    def __init__(self, interval=10.0, stream=None):
-        self.interval = interval
-        self.stream = stream if stream is not None else sys.stderr
-        self.start = time.perf_counter()
-        self.next_report = self.start + interval
-
     def __call__(self, nodes_expanded, describe):
-        now = time.perf_counter()
-        if now < self.next_report:
-            return
-        self.next_report = now + self.interval
-        state = describe()
-        space = state["remaining_search_space"]
-        print(f"[{now - self.start:8.1f} s] nodes {nodes_expanded:>10} evaluations "
-              f"{state['evaluations']:>12} queue "
-              f"{state['queue_size']:>9} map {state['map_size']:>9} best "
-              f"{float(state['best_objective']):.6f} lower bound "
-              f"{float(state['lower_bound']):.6f} log10(remaining) "
-              f"{len(str(space)) - 1 if space else '-'}", file=self.stream, flush=True)
+        self.update(lambda: _progress_text(nodes_expanded, describe()))
+
+
+def _progress_text(nodes_expanded, state):
+    space = state["remaining_search_space"]
+    return (f"nodes {nodes_expanded:>10} evaluations {state['evaluations']:>12} queue "
+            f"{state['queue_size']:>9} map {state['map_size']:>9} best "
+            f"{float(state['best_objective']):.6f} lower bound "
+            f"{float(state['lower_bound']):.6f} log10(remaining) "
+            f"{len(str(space)) - 1 if space else '-'}")
 
 
 #: fit_rule_list's parameters and what each may be (see :mod:`optrules.validation`).

@@ -1,0 +1,7 @@
+"""``python -m optrules``: the ``optrules`` command."""
+
+import sys
+
+from optrules.cli import main
+
+sys.exit(main())

@@ -1,0 +1,219 @@
+"""Long runs never lose work and never take the machine: memory cap, signals, whole-command time
+limits, output paths checked first, mining size checks (issue 8)."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from optrules import RuleListClassifier, load_model
+from optrules.cli import main
+from optrules.data.mining import count_candidates, mine_antecedents
+from optrules.limits import (Budget, Stopped, StoppedSearchWarning, interrupt_requested,
+                             interruptible, resident_memory)
+from optrules.rule_lists.fit import fit_rule_list
+
+COMPAS_TARGET = "recidivate-within-two-years"
+
+
+def _random_numeric(n_rows=400, n_columns=20, seed=0):
+    """Numeric data on which the λ = 0.002 search runs for minutes (many similar antecedents)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_rows, n_columns))
+    y = (X[:, 0] + rng.normal(size=n_rows) > 0).astype(int)
+    return X, y
+
+
+# ----- memory ----------------------------------------------------------------------------------
+def test_memory_cap_stops_the_search_near_the_cap():
+    X, y = _random_numeric()
+    cap = resident_memory() + 40                 # 40 MB more than this process uses now
+    with pytest.warns(StoppedSearchWarning, match="memory cap"):
+        model = RuleListClassifier(lam=0.002, max_memory=cap).fit(X, y)
+    assert model.status_ == "memory-limit"
+    assert model.lower_bound_ < model.objective_
+    # Python may not return freed memory, so the current size bounds the peak from below only;
+    # the search stops within one check interval of reaching the cap.
+    assert resident_memory() < cap + 30
+
+
+def test_default_memory_cap_is_half_the_usable_memory():
+    from optrules.limits import DEFAULT_MEMORY_FRACTION, default_max_memory
+    cap = default_max_memory()
+    assert cap is None or 0 < cap and DEFAULT_MEMORY_FRACTION == 0.5
+    assert RuleListClassifier().max_memory == "auto"
+
+
+def test_max_memory_is_validated():
+    with pytest.raises(ValueError, match="'max_memory'"):
+        RuleListClassifier(max_memory=-1).fit([[0], [1]], [0, 1])
+    with pytest.raises(SystemExit):             # argparse rejects it, naming the option
+        main(["rulelist", "--csv", "x.csv", "--target", "y", "--lam", "0.1",
+              "--max-memory", "lots"])
+
+
+# ----- time ------------------------------------------------------------------------------------
+def test_time_limit_covers_mining_and_returns_the_default_rule_with_bound_zero():
+    X, y = _random_numeric(n_rows=300, n_columns=60)
+    model = RuleListClassifier(lam=0.002, time_limit=1e-6, thresholds="quantile:9")
+    with pytest.warns(StoppedSearchWarning, match="time limit"):
+        model.fit(X, y)
+    assert model.status_ == "time-limit" and model.n_antecedents_ == 0
+    assert len(model.rule_list_) == 0 and model.lower_bound_ == 0
+    n_positive = int(np.sum(y))
+    assert model.objective_ == Fraction(min(n_positive, len(y) - n_positive), len(y))
+    assert model.result_.remaining_search_space is None
+    assert "not certified (the time limit was reached)" in str(model)
+
+
+def test_time_limit_is_for_the_whole_fit():
+    X, y = _random_numeric()
+    start = time.perf_counter()
+    with pytest.warns(StoppedSearchWarning):
+        model = RuleListClassifier(lam=0.002, time_limit=1.0).fit(X, y)
+    assert model.status_ == "time-limit"
+    assert time.perf_counter() - start < 1.0 + 2.0        # one node plus the set-up after it
+
+
+def test_a_budget_within_a_budget_stops_with_its_parent():
+    outer = Budget(time_limit=1e-9)
+    time.sleep(0.001)
+    assert outer.within(100).stop_reason() == "time-limit"
+    assert Budget().within(100).stop_reason() is None
+
+
+def test_a_saved_model_of_a_stopped_run_loads_with_its_status(tmp_path):
+    X, y = _random_numeric(n_rows=300, n_columns=60)
+    with pytest.warns(StoppedSearchWarning):
+        model = RuleListClassifier(lam=0.002, time_limit=1e-6).fit(X, y)
+    model.to_json(tmp_path / "m.json")
+    loaded = load_model(tmp_path / "m.json")
+    assert loaded.status_ == "time-limit" and loaded.result_.remaining_search_space is None
+
+
+# ----- mining size -----------------------------------------------------------------------------
+def test_mining_refuses_before_any_work_when_too_many_candidates():
+    X = np.random.default_rng(0).integers(0, 2, size=(100, 2000)).astype(str)
+    y = np.arange(100) % 2
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=r"8,00\d,\d{3} conjunctions .*max_cardinality"):
+        RuleListClassifier(lam=0.01).fit(X, y)
+    assert time.perf_counter() - start < 10
+
+
+def test_candidate_count_is_the_number_of_conjunctions_mined():
+    columns = {"a": ["x", "y", "z", "x"], "b": ["u", "v", "u", "v"], "c": [0.0, 1.0, 2.0, 3.0]}
+    data = mine_antecedents(columns, [1, 0, 1, 0], min_support=0, max_cardinality=3,
+                            thresholds="all")
+    # min_support=0 keeps every conjunction (support 0 included), so the counts agree exactly.
+    assert count_candidates([3, 2, 6], 3) == data.n_antecedents
+
+
+def test_mining_stops_at_a_budget():
+    X, y = _random_numeric(n_rows=100, n_columns=30)
+    with pytest.raises(Stopped, match="while mining antecedents"):
+        mine_antecedents(X, y == 1, min_support=0, budget=Budget(time_limit=1e-9))
+
+
+# ----- signals ---------------------------------------------------------------------------------
+def test_second_signal_aborts_at_once():
+    with pytest.raises(KeyboardInterrupt):
+        with interruptible():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)                         # the handler runs between bytecodes
+            assert interrupt_requested()
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert not interrupt_requested()
+
+
+def test_ctrl_c_during_fit_keeps_the_best_so_far_with_a_warning():
+    X, y = _random_numeric()
+    timer = threading.Timer(1.5, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.warns(StoppedSearchWarning, match="interrupted"):
+            model = RuleListClassifier(lam=0.002).fit(X, y)
+    finally:
+        timer.cancel()
+    assert model.status_ == "interrupted" and model.lower_bound_ <= model.objective_
+    assert model.predict(X).shape == (len(y),)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_fit_rule_list_outside_the_main_thread_runs_without_handlers():
+    from optrules.data.binary_dataset import BinaryDataset
+    data = BinaryDataset.from_bits(["a", "b"], [[1, 1, 0, 0], [0, 1, 1, 0]], [1, 1, 0, 0])
+    results = []
+    worker = threading.Thread(target=lambda: results.append(fit_rule_list(data, "1/10")))
+    worker.start()
+    worker.join()
+    assert results[0].status == "optimal"
+
+
+@pytest.mark.parametrize("signum, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_cli_signal_prints_the_best_so_far_and_writes_the_model(tmp_path, signum, code):
+    X, y = _random_numeric()
+    csv = tmp_path / "data.csv"
+    rows = [",".join(f"x{j}" for j in range(X.shape[1])) + ",y"]
+    rows += [",".join(map(repr, row)) + f",{label}" for row, label in zip(X.tolist(), y)]
+    csv.write_text("\n".join(rows) + "\n")
+    model = tmp_path / "model.json"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "optrules", "rulelist", "--csv", str(csv), "--target", "y",
+         "--lam", "0.002", "--save-model", str(model), "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(4)                         # imports, reading and mining take about a second
+    process.send_signal(signum)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == code, err
+    assert json.loads(out)["status"] == "interrupted"
+    assert signal.Signals(signum).name in err and "Traceback" not in err
+    assert load_model(model).status_ == "interrupted"
+
+
+# ----- output paths ----------------------------------------------------------------------------
+@pytest.mark.parametrize("make_path, message", [
+    (lambda tmp: tmp, "is a folder"),
+    (lambda tmp: tmp / "missing" / "m.json", "does not exist"),
+    (lambda tmp: "/proc/optrules-model.json", "cannot write"),
+])
+def test_output_paths_are_checked_before_the_search(tmp_path, capsys, compas_dir, make_path,
+                                                      message):
+    if str(make_path(tmp_path)).startswith("/proc") and not os.path.isdir("/proc"):
+        pytest.skip("no /proc here")
+    start = time.perf_counter()
+    status = main(["rulelist", "--csv", str(compas_dir / "compas_train.csv"), "--target",
+                   COMPAS_TARGET, "--lam", "0.0001", "--save-model", str(make_path(tmp_path))])
+    assert status == 2 and time.perf_counter() - start < 5
+    err = capsys.readouterr().err
+    assert "--save-model" in err and message in err
+
+
+def test_checking_an_output_path_leaves_no_file_behind(tmp_path, compas_dir):
+    out = tmp_path / "rows.csv"
+    assert main(["data", "compas", "--output", str(out)]) == 0
+    assert out.exists()
+    from optrules.cli.arguments import check_output_paths
+
+    class Args:
+        save_model = str(tmp_path / "new.json")
+    check_output_paths(Args())
+    assert not (tmp_path / "new.json").exists()
+
+
+def test_cli_warnings_are_not_repeated(capsys, compas_dir):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert main(["rulelist", "--csv", str(compas_dir / "compas_train.csv"), "--target",
+                     COMPAS_TARGET, "--lam", "0.005", "--max-nodes", "5", "--quiet"]) == 0
+    assert "not certified (the node limit was reached)" in capsys.readouterr().out
