@@ -217,3 +217,63 @@ def test_cli_warnings_are_not_repeated(capsys, compas_dir):
         assert main(["rulelist", "--csv", str(compas_dir / "compas_train.csv"), "--target",
                      COMPAS_TARGET, "--lam", "0.005", "--max-nodes", "5", "--quiet"]) == 0
     assert "not certified (the node limit was reached)" in capsys.readouterr().out
+
+
+# ----- verify ----------------------------------------------------------------------------------
+def test_an_interrupt_stops_every_certification_method():
+    from optrules.data.binary_dataset import BinaryDataset
+    from optrules.verify.certify import certify_rule_list
+    from optrules.verify.instances import RuleListInstance
+    rng = np.random.default_rng(0)
+    data = BinaryDataset.from_bits([f"a{m}" for m in range(5)], rng.random((5, 40)) < 0.5,
+                                   rng.random(40) < 0.5)
+    result = fit_rule_list(data, "1/50")
+    instance = RuleListInstance.from_dataset(data, "1/50")
+    with interruptible():
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.05)
+        start = time.perf_counter()
+        certificate = certify_rule_list(instance, result.rule_list, data.classes,
+                                        result.objective, ("oracle", "cp-sat", "maxsat"))
+        assert time.perf_counter() - start < 5
+    assert [c["status"] for c in certificate.checks] == ["INTERRUPTED"] * 3
+    assert certificate.verdict == "undecided"
+
+
+def test_cpsat_and_the_maxsat_child_stop_on_a_signal():
+    from optrules.verify.stopping import solve_cp_model, wait_for_answer
+    from ortools.sat.python import cp_model
+    import queue
+    model = cp_model.CpModel()
+    rng = np.random.default_rng(1)
+    x = [model.new_int_var(0, 10 ** 6, f"x{i}") for i in range(60)]
+    for _ in range(80):
+        model.add(sum(int(c) * v for c, v in zip(rng.integers(-50, 50, 60), x))
+                  <= int(rng.integers(1000, 100000)))
+    model.maximize(sum(int(c) * v for c, v in zip(rng.integers(1, 100, 60), x)))
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    with interruptible():
+        timer.start()
+        start = time.perf_counter()
+        solver, status = solve_cp_model(model, time_limit=60)
+        assert time.perf_counter() - start < 5
+        assert status != cp_model.OPTIMAL
+        assert wait_for_answer(queue.Queue(), time_limit=60) is None      # returns at once
+
+
+def test_verify_cli_ctrl_c_stops_the_solvers_and_writes_the_certificate(tmp_path, compas_dir):
+    certificate = tmp_path / "cert.json"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "optrules", "verify", "rulelist", "--csv",
+         str(compas_dir / "compas_train.csv"), "--target", COMPAS_TARGET, "--lam", "0.01",
+         "--antecedents", "16", "--rows", "721", "--checks", "cp-sat,maxsat",
+         "--certificate", str(certificate)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(5)                   # the engine takes well under a second; CP-SAT then runs
+    process.send_signal(signal.SIGINT)
+    start = time.perf_counter()
+    out, err = process.communicate(timeout=60)
+    assert time.perf_counter() - start < 10
+    assert process.returncode == 130, err
+    assert "verdict: undecided" in out and "Traceback" not in err
+    assert json.loads(certificate.read_text())["verdict"] == "undecided"

@@ -25,6 +25,7 @@ from .oracle import InstanceTooLarge, optimal_rule, optimal_rule_list
 from .rescore import rescore_rule, rescore_rule_list
 from .rule_encodings import cardinality_optimum, check_claim, dinkelbach_optimum
 from .rule_list_encodings import solve_cpsat, solve_maxsat
+from .stopping import Interrupted, check_interrupt
 
 __all__ = ["Certificate", "certify_rule_list", "certify_rule", "RULE_LIST_CHECKS",
            "RULE_CHECKS", "load_certificate"]
@@ -96,6 +97,11 @@ def _check_record(name, verdict, optimum, claimed, status, seconds, lower_bound=
                  "optimum": _text(optimum), "seconds": round(seconds, 4)}, **extra)
 
 
+def _interrupted(name):
+    """The entry of a check that a signal stopped (or kept from starting): it proved nothing."""
+    return {"check": name, "verdict": "undecided", "status": "INTERRUPTED"}
+
+
 def certify_rule_list(instance, rule_list, classes, claimed_objective,
                       checks=RULE_LIST_CHECKS, time_limit=60.0, claimed_lower_bound=None):
     """Certify that ``rule_list`` is an optimal rule list of ``instance`` with that objective.
@@ -127,17 +133,24 @@ def certify_rule_list(instance, rule_list, classes, claimed_objective,
     for name in checks:
         if name == "oracle":
             try:
+                check_interrupt()
                 optimum, _ = optimal_rule_list(instance)
                 certificate.checks.append(_check_record("oracle", "certified", optimum, claimed,
                                                         "ENUMERATED", 0.0, claimed_lower_bound))
             except InstanceTooLarge as error:
                 certificate.checks.append({"check": "oracle", "verdict": "skipped",
                                            "status": str(error)})
+            except Interrupted:
+                certificate.checks.append(_interrupted("oracle"))
             continue
         try:
+            check_interrupt()
             answer = (solve_cpsat if name == "cp-sat" else solve_maxsat)(instance, time_limit)
         except InstanceTooLarge as error:
             certificate.checks.append({"check": name, "verdict": "skipped", "status": str(error)})
+            continue
+        except Interrupted:
+            certificate.checks.append(_interrupted(name))
             continue
         certificate.checks.append(_check_record(
             answer.solver, "certified" if answer.certified else "undecided", answer.objective,
@@ -168,6 +181,7 @@ def certify_rule(instance, query, claimed_objective, checks=RULE_CHECKS, time_li
                                     f"claimed {_text(claimed)}")
     for name in checks:
         try:
+            check_interrupt()
             if name == "oracle":
                 optimum, _ = optimal_rule(instance)
                 record = _check_record("oracle", "certified", optimum, claimed, "ENUMERATED", 0.0,
@@ -188,5 +202,7 @@ def certify_rule(instance, query, claimed_objective, checks=RULE_CHECKS, time_li
                                        upper_bound=ceiling, **extra)
         except InstanceTooLarge as error:
             record = {"check": name, "verdict": "skipped", "status": str(error)}
+        except Interrupted:
+            record = _interrupted(name)
         certificate.checks.append(record)
     return certificate

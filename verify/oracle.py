@@ -11,6 +11,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from .stopping import check_interrupt
+
 __all__ = ["InstanceTooLarge", "optimal_rule_list", "optimal_rule", "MAX_RULE_LISTS",
            "MAX_CONJUNCTIONS"]
 
@@ -45,6 +47,8 @@ def optimal_rule_list(instance):
     ------
     InstanceTooLarge
         If more than :data:`MAX_RULE_LISTS` lists would be enumerated.
+    Interrupted
+        If a signal asked every method to stop (see :mod:`.stopping`).
     """
     n_samples, lam = instance.n_samples, instance.lam
     everything = frozenset(range(n_samples))
@@ -59,6 +63,7 @@ def optimal_rule_list(instance):
     best, best_prefix = empty, ()
     stack = [((), everything, 0)]
     while stack:
+        check_interrupt()
         prefix, uncaptured, prefix_mistakes = stack.pop()
         if len(prefix) == max_length:
             continue
@@ -95,6 +100,8 @@ def optimal_rule(instance, max_length=None):
     ------
     InstanceTooLarge
         If more than :data:`MAX_CONJUNCTIONS` conjunctions would be enumerated.
+    Interrupted
+        If a signal asked every method to stop (see :mod:`.stopping`).
     """
     d = len(instance.extents)
     top = d if max_length is None else min(d, max_length)
@@ -104,6 +111,7 @@ def optimal_rule(instance, max_length=None):
                                f"(limit {MAX_CONJUNCTIONS}); use the CP-SAT check.")
     best, best_query = None, ()
     for length in range(top + 1):
+        check_interrupt()
         for query in itertools.combinations(range(d), length):
             value = instance.objective(instance.extent_of(query))
             if best is None or value > best:

@@ -29,6 +29,7 @@ from fractions import Fraction
 
 
 from .oracle import InstanceTooLarge
+from .stopping import solve_cp_model
 
 __all__ = ["RuleCheck", "check_claim", "dinkelbach_optimum", "cardinality_optimum"]
 
@@ -111,10 +112,7 @@ class _ScaledInstance:
 
 def _solve(model, time_limit):
     from ortools.sat.python import cp_model
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = float(time_limit)
-    solver.parameters.num_workers = 1
-    status = solver.solve(model)
+    solver, status = solve_cp_model(model, time_limit)
     return solver, status, solver.status_name(status), cp_model
 
 

@@ -26,12 +26,14 @@ with core exhaustion and minimisation) minimises the total weight of falsified s
 
 import math
 import multiprocessing
-import queue
 import time
 from dataclasses import dataclass
 from fractions import Fraction
 
+from optrules.limits import interrupt_requested
+
 from .oracle import InstanceTooLarge
+from .stopping import solve_cp_model, wait_for_answer
 
 __all__ = ["SolverAnswer", "max_slots", "solve_cpsat", "solve_maxsat"]
 
@@ -114,10 +116,7 @@ def solve_cpsat(instance, time_limit=60.0, workers=1):
         terms += _cpsat_errors(model, default, z0, positives, negatives, f"d_{u}")
     objective = mistake * sum(w * e for w, e in terms) + rule * sum(used)
     model.minimize(objective)
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = float(time_limit)
-    solver.parameters.num_workers = workers
-    status = solver.solve(model)
+    solver, status = solve_cp_model(model, time_limit, workers)
     name = solver.status_name(status)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return SolverAnswer("cp-sat", name, False, None, (), (), None,
@@ -213,7 +212,8 @@ def solve_maxsat(instance, time_limit=60.0):
     outcome = _run_rc2_with_time_limit(formula, time_limit)
     seconds = time.perf_counter() - start
     if outcome is None:
-        return SolverAnswer("maxsat-rc2", "TIME LIMIT", False, None, (), (), None, seconds)
+        status = "INTERRUPTED" if interrupt_requested() else "TIME LIMIT"
+        return SolverAnswer("maxsat-rc2", status, False, None, (), (), None, seconds)
     model, cost = outcome
     if model is None:
         return SolverAnswer("maxsat-rc2", "UNSATISFIABLE", False, None, (), (), None, seconds)
@@ -240,16 +240,15 @@ def _rc2_optimum(formula, answers):
 
 
 def _run_rc2_with_time_limit(formula, time_limit):
-    """(model, cost) from RC2, or None if it did not finish within ``time_limit`` seconds."""
+    """(model, cost) from RC2, or None if it did not finish within ``time_limit`` seconds (or
+    a signal stopped it)."""
     context = multiprocessing.get_context(
         "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     answers = context.Queue()
     worker = context.Process(target=_rc2_optimum, args=(formula, answers), daemon=True)
     worker.start()
     try:
-        return answers.get(timeout=time_limit)
-    except queue.Empty:
-        return None
+        return wait_for_answer(answers, time_limit)
     finally:
         if worker.is_alive():
             worker.terminate()
