@@ -179,9 +179,10 @@ def fit_rule_list(dataset, lam, *, engine="reference", policy="lower-bound",
     return replace(result, rule_list=describe(result.rule_list, dataset))
 
 
-def unsearched_result(labels, lam, status, *, classes, target):
+def unsearched_result(labels, lam, status, *, classes, target, seconds=0.0):
     """What a run stopped before its search began (while mining) returns: the default rule
-    alone, with its exact objective and the only bound proven, 0.
+    alone, with its exact objective and the only bound proven, 0. ``seconds`` is the time the
+    run took.
 
     Examples
     --------
@@ -193,7 +194,8 @@ def unsearched_result(labels, lam, status, *, classes, target):
     no_antecedents = BinaryDataset.from_bits([], np.zeros((0, labels.size), dtype=bool), labels,
                                              target=target, classes=classes)
     result = fit_rule_list(no_antecedents, lam, max_memory=None)
-    return replace(result, status=status, lower_bound=Fraction(0), remaining_search_space=None)
+    return replace(result, status=status, lower_bound=Fraction(0), remaining_search_space=None,
+                   seconds=seconds)
 
 
 def _with_sound_minority(dataset):
