@@ -77,7 +77,11 @@ def _quoted(text):
 
 
 def feature_items(features, thresholds="quantile:3"):
-    """The items of every feature column: a list (per feature) of lists of Proposition."""
+    """The items of every feature column: a list (per feature) of lists of Proposition.
+
+    Missing cells (None or NaN in canonical ``features``; specs/data.md §2) give no item: the
+    cut points come from the present values, the categories from the present cells.
+    """
     items = []
     for name, column, is_numeric in zip(features.names, features.columns, features.numeric):
         if is_numeric:
