@@ -21,7 +21,7 @@ import warnings
 import numpy as np
 
 from optrules.data.table import Features, as_features, sorted_classes
-from optrules.validation import validate_params
+from optrules.validation import json_number, json_object, shown, validate_params
 
 __all__ = ["RuleEstimator", "NotFittedError", "DataConversionWarning", "binary_classes",
            "regression_target"]
@@ -239,27 +239,36 @@ class RuleEstimator:
         estimator._validated_params()
         return estimator
 
-    def _restore_common(self, content):
-        """Inverse of :meth:`_common_content` on a fresh estimator, checking every field."""
-        count, names = content["n_features_in"], content["feature_names_in"]
-        kinds, categories = content["feature_numeric"], content["feature_categories"]
-        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-            raise ValueError(f"'n_features_in' must be a positive integer; got {count!r}.")
+    def _restore_common(self, content, fields=("model",)):
+        """Inverse of :meth:`_common_content` on a fresh estimator, checking every field.
+
+        ``content`` must hold exactly the model file's header, the common fields and the
+        estimator's own ``fields``; errors name the field.
+        """
+        from optrules.model_files import HEADER_FIELDS
+        json_object(content, "", HEADER_FIELDS + ("params", "n_features_in", "feature_names_in",
+                                                  "feature_numeric", "feature_categories")
+                    + tuple(fields))
+        count = json_number(content["n_features_in"], "n_features_in", low=1, integer=True)
+        names, kinds = content["feature_names_in"], content["feature_numeric"]
+        categories = content["feature_categories"]
         if names is not None and (not isinstance(names, list) or len(names) != count or
                                   not all(isinstance(n, str) for n in names) or
                                   len(set(names)) != count):
-            raise ValueError(f"'feature_names_in' must be null or {count} distinct strings.")
+            raise ValueError(f"feature_names_in must be null or {count} distinct strings; got "
+                             f"{shown(names)}.")
         if not isinstance(kinds, list) or len(kinds) != count or \
                 not all(isinstance(k, bool) for k in kinds):
-            raise ValueError(f"'feature_numeric' must be {count} booleans.")
+            raise ValueError(f"feature_numeric must be {count} booleans; got {shown(kinds)}.")
         schema = names if names is not None else [f"x{j}" for j in range(count)]
         categorical = [n for n, numeric in zip(schema, kinds) if not numeric]
         if categories is not None and (
                 not isinstance(categories, dict) or sorted(categories) != sorted(categorical)
                 or not all(isinstance(v, list) and all(isinstance(c, str) for c in v)
-                           for v in categories.values())):
-            raise ValueError("'feature_categories' must be null or list the categories "
-                             "(strings) of exactly the categorical features.")
+                           and len(set(v)) == len(v) for v in categories.values())):
+            raise ValueError("feature_categories must be null or list the distinct categories "
+                             "(strings) of exactly the categorical features; got "
+                             f"{shown(categories)}.")
         self.n_features_in_ = count
         if names is not None:
             self.feature_names_in_ = np.array(names, dtype=object)

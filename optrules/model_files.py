@@ -24,10 +24,15 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["FORMAT", "VERSION", "load_model", "write_model", "read_model", "json_params"]
+from optrules.validation import read_json, shown
+
+__all__ = ["FORMAT", "VERSION", "HEADER_FIELDS", "load_model", "write_model", "read_model",
+           "json_params"]
 
 FORMAT = "optrules.model"
 VERSION = 1
+#: The fields every model file starts with (then the estimator's content, then ``sha256``).
+HEADER_FIELDS = ("format", "version", "kind", "optrules_version")
 
 
 def _digest(content):
@@ -58,7 +63,7 @@ def json_params(params):
 def write_model(path, kind, content):
     """Write a model file of ``kind`` with ``content`` (a JSON-ready dict)."""
     from optrules import __version__
-    body = {"format": FORMAT, "version": VERSION, "kind": kind, "optrules_version": __version__}
+    body = dict(zip(HEADER_FIELDS, (FORMAT, VERSION, kind, __version__)))
     body.update(content)
     body["sha256"] = _digest(body)
     text = json.dumps(body, indent=1, ensure_ascii=False, allow_nan=False)
@@ -66,40 +71,32 @@ def write_model(path, kind, content):
 
 
 def read_model(path):
-    """The checked JSON object of a model file; ValueError naming the file and the problem."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise ValueError(f"{path}: cannot read the model file ({error.strerror}).") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not a model file (not UTF-8 text).") from None
-    try:
-        body = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{path}: not a complete JSON document ({error.msg} at line "
-                         f"{error.lineno}, column {error.colno}); the file may be truncated or "
-                         "corrupted.") from None
-    except RecursionError:
-        raise ValueError(f"{path}: not a model file (JSON nested too deeply).") from None
+    """The checked JSON object of a model file; ValueError naming the file and the problem.
+
+    Checked here, for every kind: strict JSON (:func:`~optrules.validation.read_json`: no NaN or
+    infinite numbers), the format, the version, the header's types and the checksum. The
+    content is checked by the estimator's ``_from_model_content``, whatever the checksum says:
+    a careless edit followed by a recomputed checksum is refused as surely as a corrupted file.
+    """
+    body = read_json(path, "model file")
     if not isinstance(body, dict) or body.get("format") != FORMAT:
         raise ValueError(f"{path}: not an optrules model file (expected \"format\": "
                          f"\"{FORMAT}\").")
     version = body.get("version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise ValueError(f"{path}: the model file has an invalid version {version!r}.")
+        raise ValueError(f"{path}: the model file has an invalid version {shown(version)}.")
     if version > VERSION:
         raise ValueError(f"{path}: the model file has version {version}, written by a newer "
                          f"optrules; this optrules reads version {VERSION}.")
     claimed = body.pop("sha256", None)
     if claimed is None:
         raise ValueError(f"{path}: the model file has no sha256 checksum.")
-    try:
-        actual = _digest(body)
-    except ValueError:
-        raise ValueError(f"{path}: the model file holds NaN or infinite numbers.") from None
-    if claimed != actual:
+    if claimed != _digest(body):
         raise ValueError(f"{path}: the model file's content does not match its sha256 "
                          "checksum: it was modified or corrupted after it was written.")
+    if not isinstance(body.get("optrules_version"), str):
+        raise ValueError(f"{path}: the model file's optrules_version must be a string; got "
+                         f"{shown(body.get('optrules_version'))}.")
     return body
 
 
@@ -140,7 +137,7 @@ def load_model(path):
     body = read_model(path)
     kind = body.get("kind")
     if not isinstance(kind, str) or kind not in kinds:
-        raise ValueError(f"{path}: unknown model kind {kind!r}; this optrules reads "
+        raise ValueError(f"{path}: unknown model kind {shown(kind)}; this optrules reads "
                          f"{sorted(kinds)}.")
     try:
         return kinds[kind]._from_model_content(body)

@@ -17,14 +17,17 @@ built with ``np.linspace`` works. Exact fractions read floats through their shor
 representation: ``0.01`` and ``np.float64(0.01)`` both mean 1/100.
 """
 
+import json
 import math
 import numbers
 import re
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 
-__all__ = ["parse_fraction", "fraction_text", "fraction_from_text", "parse_thresholds",
+__all__ = ["parse_fraction", "fraction_text", "fraction_from_text", "read_json", "json_object",
+           "json_number", "field_path", "shown", "parse_thresholds",
            "validate_params", "ExactFraction", "Integer",
            "Real", "Options", "Subset", "Boolean", "Callable", "Thresholds"]
 
@@ -91,14 +94,140 @@ def fraction_text(value):
     return f"{value.numerator}/{value.denominator}"
 
 
+#: The JSON form of an exact number, as :func:`fraction_text` writes it.
+_FRACTION_TEXT = re.compile(r"-?[0-9]+/[0-9]+")
+
+
 def fraction_from_text(text, what):
-    """Inverse of :func:`fraction_text` for a file's field ``what``; ValueError otherwise."""
-    if isinstance(text, str):
+    """Inverse of :func:`fraction_text` for a file's field ``what`` (its path, e.g.
+    ``"result.lambda"``): exactly ``"p/q"`` with integers p and q > 0.
+
+    Anything else is refused, whatever Python's ``Fraction`` would make of it: ``"1/0"``,
+    ``"nan"``, ``"inf"``, ``"0.5"``, ``"1e999999999"`` (which would take minutes to expand),
+    numbers, null and other text.
+
+    Raises
+    ------
+    ValueError
+        Naming ``what`` and the value.
+
+    Examples
+    --------
+    >>> fraction_from_text("3/200", "result.lambda")
+    Fraction(3, 200)
+    >>> fraction_from_text("1/0", "result.lambda")
+    Traceback (most recent call last):
+    ...
+    ValueError: result.lambda must be an exact number like "1/3"; got '1/0'.
+    """
+    if isinstance(text, str) and _FRACTION_TEXT.fullmatch(text):
+        numerator, _, denominator = text.partition("/")
         try:
-            return Fraction(text)
-        except (ValueError, ZeroDivisionError):
+            if int(denominator) > 0:
+                return Fraction(int(numerator), int(denominator))
+        except ValueError:            # more digits than int() reads (sys.get_int_max_str_digits)
             pass
-    raise ValueError(f"{what} must be an exact number like \"1/3\"; got {text!r}.")
+    raise ValueError(f"{what} must be an exact number like \"1/3\"; got {shown(text)}.")
+
+
+# ----- JSON files --------------------------------------------------------------------------------
+# Model files and certificates are read strictly: every error names the file or the field path
+# (``model.rules[2].conditions[0]``), so a damaged or edited file is refused with its reason.
+
+def shown(value, limit=80):
+    """``repr(value)``, cut to ``limit`` characters: a message never echoes a whole file."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _refuse_constant(literal):
+    raise ValueError(f"{literal}, which is not a JSON number")
+
+
+def _finite_float(text):
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {shown(text)[1:-1]}, beyond the range of floats")
+    return value
+
+
+def _integer(text):
+    if len(text) > 4000:      # int() refuses more than 4300 digits with an unnamed error
+        raise ValueError(f"an integer of {len(text)} digits, too long to read")
+    return int(text)
+
+
+def read_json(path, what):
+    """The JSON document in the file ``path``, a ``what`` (``"model file"``, ``"certificate"``).
+
+    Non-finite numbers (``NaN``, ``Infinity``, ``1e999``), which Python's ``json`` would read
+    as floats that slip past every range check, are refused, as are integers of thousands of
+    digits.
+
+    Raises
+    ------
+    ValueError
+        Naming the file: unreadable (missing, a directory, no permission), not UTF-8 text, not
+        one complete JSON document (truncated), nested too deeply, holding such a number, or
+        escaping a lone surrogate (``"\\ud800"``, no character).
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise ValueError(f"{path}: cannot read the {what} ({error.strerror or error}).") \
+            from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a {what} (not UTF-8 text).") from None
+    try:
+        document = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float,
+                              parse_int=_integer)
+        # an escaped lone surrogate ("\\ud800") is no character: it could not be written back,
+        # hashed or printed
+        json.dumps(document, ensure_ascii=False).encode("utf-8")
+        return document
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}: not a complete JSON document ({error.msg} at line "
+                         f"{error.lineno}, column {error.colno}); the file may be truncated or "
+                         "corrupted.") from None
+    except RecursionError:
+        raise ValueError(f"{path}: not a {what} (JSON nested too deeply).") from None
+    except UnicodeEncodeError:
+        raise ValueError(f"{path}: not a {what} (it escapes a lone surrogate, \\ud800-\\udfff, "
+                         "which is no character).") from None
+    except ValueError as error:        # from the three number hooks above
+        raise ValueError(f"{path}: the {what} holds {error}.") from None
+
+
+def field_path(where, name):
+    """The path of field ``name`` inside the object at path ``where`` ("" for the document)."""
+    return f"{where}.{name}" if where else name
+
+
+def json_object(value, where, fields, optional=()):
+    """``value`` if it is a JSON object with every name of ``fields`` and no name outside
+    ``fields`` and ``optional``; ValueError naming the path ``where`` ("" for the whole file)
+    and the first missing or unknown field."""
+    owner = where or "the file"
+    if not isinstance(value, dict):
+        raise ValueError(f"{owner} must be a JSON object; got {shown(value)}.")
+    missing = [name for name in fields if name not in value]
+    if missing:
+        raise ValueError(f"{owner} lacks the field {missing[0]!r}.")
+    unknown = [name for name in value if name not in fields and name not in optional]
+    if unknown:
+        raise ValueError(f"{owner} has an unknown field {shown(unknown[0])}; its fields are "
+                         f"{', '.join(list(fields) + list(optional))}.")
+    return value
+
+
+def json_number(value, where, *, low=0, integer=False):
+    """``value`` if it is a finite JSON number (an integer when ``integer``; never a boolean)
+    >= ``low``; ValueError naming the path ``where`` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int if integer else (int, float)) or \
+            (isinstance(value, float) and not math.isfinite(value)) or value < low:
+        raise ValueError(f"{where} must be {'an integer' if integer else 'a finite number'} "
+                         f">= {low}; got {shown(value)}.")
+    return value
 
 
 class _Constraint:

@@ -1,5 +1,6 @@
 """Model files: JSON round trips predict identically; damaged or foreign files are refused."""
 
+import hashlib
 import json
 import re
 
@@ -106,8 +107,8 @@ def test_consistent_looking_forgeries_are_still_refused(models, tmp_path):
     body["result"]["objective"] = "1/1000"             # a better claim than the list achieves
     write_model(path, body.pop("kind"), {k: v for k, v in body.items()
                                          if k not in ("format", "version", "optrules_version")})
-    _refused(path, "the RuleListClassifier model file is invalid: the objective, mistakes and "
-                   "bound do not match")
+    _refused(path, "the RuleListClassifier model file is invalid: result.objective 1/1000 is "
+                   "not the rule list's objective mistakes/N \\+ lambda\\*K = 13/80")
 
 
 @pytest.mark.parametrize("edit, message", [
@@ -164,14 +165,15 @@ def _rewritten(path, edit):
 
 @pytest.mark.parametrize("edit, message", [
     (lambda b: b.update(kind=[]), "unknown model kind"),
-    (lambda b: b["result"].update(objective="1/0"), '\'objective\' must be an exact number'),
+    (lambda b: b["result"].update(objective="1/0"), 'result.objective must be an exact number'),
     (lambda b: b["result"].update({"lambda": "1/7"}), "is not the parameter lam"),
-    (lambda b: b.update(feature_names_in="a"), "'feature_names_in' must be null or"),
-    (lambda b: b.update(n_features_in=None), "'n_features_in' must be a positive integer"),
-    (lambda b: b.update(feature_numeric=["x"]), "'feature_numeric' must be"),
-    (lambda b: b.update(feature_categories={}), "'feature_categories' must be null or"),
+    (lambda b: b.update(feature_names_in="a"), "feature_names_in must be null or"),
+    (lambda b: b.update(n_features_in=None), "n_features_in must be an integer >= 1"),
+    (lambda b: b.update(feature_numeric=["x"]), "feature_numeric must be"),
+    (lambda b: b.update(feature_categories={}), "feature_categories must be null or"),
     (lambda b: b["model"]["rules"][0].update(conditions=[["nowhere", "==", "a"]]),
-     "tests 'nowhere', which is not a feature of the model"),
+     "model.rules[0].conditions: a condition tests 'nowhere', which is not a feature of the "
+     "model"),
     (lambda b: b["model"]["rules"][0].update(conditions=[["colour, shade", "<=", 1.0]]),
      "does not fit the categorical feature 'colour, shade'"),
 ])
@@ -211,3 +213,196 @@ def test_numpy_float32_parameters_keep_their_value(tmp_path):
 def test_an_unwritable_path_is_a_clear_error(models, tmp_path):
     with pytest.raises(ValueError, match="cannot write the model file"):
         models[0][0].to_json(tmp_path / "missing" / "m.json")
+
+
+# --- every field of a rule-list file, checksum recomputed after the edit (issue 8) --------------
+
+def _rule(body, k=0):
+    return body["model"]["rules"][k]
+
+
+def _copy_rule(body, source, target):
+    body["model"]["rules"][target] = json.loads(json.dumps(_rule(body, source)))
+
+
+RULE_LIST_FORGERIES = [
+    # conditions: operators, values, shape
+    (lambda b: _rule(b)["conditions"][1].__setitem__(1, "~="),
+     "model.rules[0].conditions[1].operator is '~='; a condition must be [feature, operator, "
+     "value] with operator '<=', '>', '==' or '!='"),
+    (lambda b: _rule(b)["conditions"][0].__setitem__(1, None), "conditions[0].operator is None"),
+    (lambda b: _rule(b)["conditions"][1].__setitem__(2, "0.23"),
+     "model.rules[0].conditions[1].value: the threshold of condition model.rules[0]"
+     ".conditions[1] must be a finite number; got '0.23'"),
+    (lambda b: _rule(b)["conditions"][1].__setitem__(2, 10 ** 400),
+     "conditions[1] must be a finite number"),
+    (lambda b: _rule(b)["conditions"][1].__setitem__(2, True), "must be a finite number; got True"),
+    (lambda b: _rule(b)["conditions"][0].__setitem__(2, 3),
+     "model.rules[0].conditions[0].value: the category of condition"),
+    (lambda b: _rule(b)["conditions"][0].__setitem__(0, 7), "model.rules[0].conditions[0].feature"),
+    (lambda b: _rule(b)["conditions"][0].append("x"), "model.rules[0].conditions[0] must be "
+                                                      "[feature, operator, value]"),
+    (lambda b: _rule(b, 1).update(conditions=None), "model.rules: conditions must be given for "
+                                                    "every rule"),
+    (lambda b: [rule.update(conditions=None) for rule in b["model"]["rules"]],
+     "model.rules[0].conditions is null, but the model was fitted on feature columns"),
+    (lambda b: _rule(b).update(conditions=[]), "model.rules[0].conditions must be a non-empty "
+                                               "list of conditions, or null"),
+    (lambda b: _rule(b).update(conditions="size<=1"), "model.rules[0].conditions must be"),
+    (lambda b: _rule(b)["conditions"].append(_rule(b)["conditions"][0]),
+     "model.rules[0].conditions holds a condition twice"),
+    # antecedents
+    (lambda b: _rule(b).update(antecedent=None), "model.rules[0].antecedent must be a non-empty "
+                                                 "string; got None"),
+    (lambda b: _rule(b, 2).update(antecedent=""), "model.rules[2].antecedent must be"),
+    (lambda b: _copy_rule(b, 0, 2), "model.rules[2] repeats the antecedent of model.rules[0]"),
+    (lambda b: _rule(b, 1).update(antecedent=_rule(b)["antecedent"]),
+     "model.rules[1] repeats the antecedent of model.rules[0]"),
+    (lambda b: _rule(b, 1).update(conditions=_rule(b)["conditions"][::-1]),
+     "model.rules[1] repeats the antecedent of model.rules[0]"),   # same conditions, new name
+    # classes and predictions
+    (lambda b: _rule(b, 1).update(prediction="maybe"),
+     "model.rules[1].prediction 'maybe' is not one of the classes ['no', 'yes']"),
+    (lambda b: b["model"].update(default=None), "model.default None is not one of the classes"),
+    (lambda b: b["model"].update(classes=["no", "no"]),
+     "model.classes must be two distinct strings or numbers"),
+    (lambda b: b["model"].update(classes=["no", "yes", "maybe"]), "model.classes must be two"),
+    (lambda b: b["model"].update(classes=["no"]), "model.classes must be two"),
+    (lambda b: b["model"].update(classes=["no", 1]), "model.classes must be two"),
+    (lambda b: b["model"].update(classes=None), "model.classes must be two"),
+    (lambda b: b["model"].update(classes=["yes", "no"], default=True),
+     "model.default True is not one of the classes"),
+    # class counts and the figures they give
+    (lambda b: _rule(b).update(class_counts=[16, -1]),
+     "model.rules[0].class_counts: class counts must be two non-negative integers"),
+    (lambda b: _rule(b).update(class_counts=[True, 0]), "class counts must be two"),
+    (lambda b: _rule(b).update(class_counts=[16]), "class counts must be two"),
+    (lambda b: _rule(b).update(class_counts=None),
+     "model: class counts must be given for every rule and the default, or for none"),
+    (lambda b: [rule.update(class_counts=None) for rule in b["model"]["rules"]] and
+     b["model"].update(default_counts=None), "model.default_counts is null"),
+    (lambda b: _rule(b).update(class_counts=[15, 0]),
+     "result.n_samples is 80, but the rule list's class counts give 79"),
+    (lambda b: _rule(b).update(class_counts=[0, 16]),
+     "result.mistakes is 1, but the rule list's class counts give 17"),
+    (lambda b: b["result"].update(mistakes=True), "result.mistakes must be an integer >= 0"),
+    (lambda b: b["result"].update(n_samples=0), "result.n_samples must be an integer >= 1"),
+    # exact fractions and status
+    (lambda b: b["result"].update({"lambda": "1/0"}),
+     'result.lambda must be an exact number like "1/3"; got \'1/0\''),
+    (lambda b: b["result"].update({"lambda": "nan"}), "result.lambda must be an exact number"),
+    (lambda b: b["result"].update({"lambda": "abc"}), "result.lambda must be an exact number"),
+    (lambda b: b["result"].update({"lambda": "0.05"}), "result.lambda must be an exact number"),
+    (lambda b: b["result"].update({"lambda": 0.05}), "result.lambda must be an exact number"),
+    (lambda b: b["result"].update({"lambda": "1e999999999"}), "result.lambda must be an exact"),
+    (lambda b: b["result"].update({"lambda": "-1/20"}),
+     "result.lambda -1/20 is not the parameter lam=1/20"),
+    (lambda b: b["result"].update({"lambda": "-1/20"}) or b["params"].update(lam="-1/20"),
+     "The 'lam' parameter of RuleListClassifier must be a fraction in (0, 1)"),
+    (lambda b: b["result"].update({"lambda": "3/2"}) or b["params"].update(lam=1.5),
+     "The 'lam' parameter of RuleListClassifier must be a fraction in (0, 1)"),
+    (lambda b: b["result"].update(lower_bound="1/0"), "result.lower_bound must be an exact"),
+    (lambda b: b["result"].update(lower_bound="1/2"),
+     "result.lower_bound 1/2 is not in [0, result.objective]"),
+    (lambda b: b["result"].update(lower_bound="-1/2", status="time-limit"),
+     "result.lower_bound -1/2 is not in [0, result.objective]"),
+    (lambda b: b["result"].update(lower_bound="1/80"), "result.status 'optimal' is not a "
+                                                       "status, or not the one its lower bound"),
+    (lambda b: b["result"].update(status="limit"), "result.status 'limit' is not a status"),
+    (lambda b: b["result"].update(status=None), "result.status None is not a status"),
+    # other result fields
+    (lambda b: b["result"].update(n_antecedents=2), "result.n_antecedents must be an integer "
+                                                    ">= 3; got 2"),
+    (lambda b: b["result"].update(n_antecedents="47"), "result.n_antecedents must be"),
+    (lambda b: b["result"].update(seconds="fast"), "result.seconds must be a finite number"),
+    (lambda b: b["result"].update(seconds=-1), "result.seconds must be a finite number >= 0"),
+    (lambda b: b["result"].update(nodes_expanded=1.5), "result.nodes_expanded must be an integer"),
+    (lambda b: b["result"].update(remaining_search_space="abc"),
+     "result.remaining_search_space must be null or a non-negative integer as text"),
+    (lambda b: b["result"].update(remaining_search_space=0), "result.remaining_search_space"),
+    (lambda b: b["result"].update(remaining_search_space="\u0663"),
+     "result.remaining_search_space"),
+    (lambda b: b["result"].update(statistics=[]), "result.statistics must be a JSON object"),
+    # missing, unknown and mistyped fields
+    (lambda b: _rule(b).pop("prediction"), "model.rules[0] lacks the field 'prediction'"),
+    (lambda b: _rule(b).pop("conditions"), "model.rules[0] lacks the field 'conditions'"),
+    (lambda b: b["result"].pop("lambda"), "result lacks the field 'lambda'"),
+    (lambda b: b["model"].pop("classes"), "model lacks the field 'classes'"),
+    (lambda b: b.pop("feature_numeric"), "the file lacks the field 'feature_numeric'"),
+    (lambda b: b.pop("result"), "the file lacks the field 'result'"),
+    (lambda b: b.update(extra=1), "the file has an unknown field 'extra'"),
+    (lambda b: _rule(b).update(weight=1.0), "model.rules[0] has an unknown field 'weight'"),
+    (lambda b: b["result"].update(gap="0/1"), "result has an unknown field 'gap'"),
+    (lambda b: b.update(model=[]), "model must be a JSON object; got []"),
+    (lambda b: b.update(result=None), "result must be a JSON object; got None"),
+    (lambda b: b["model"].update(rules={}), "model.rules must be a list; got {}"),
+    (lambda b: b["model"]["rules"].__setitem__(1, "rule"), "model.rules[1] must be a JSON object"),
+    (lambda b: b["model"].update(target=5), "model.target must be a string; got 5"),
+    (lambda b: b.update(n_features_in=True), "n_features_in must be an integer >= 1; got True"),
+    (lambda b: b["feature_categories"].update(flag=["True", "True"]),
+     "feature_categories must be null or list the distinct categories"),
+    (lambda b: b.update(params=None), "'params' must name exactly the parameters"),
+]
+
+
+@pytest.mark.parametrize("edit, message", RULE_LIST_FORGERIES)
+def test_every_field_of_a_rule_list_file_is_checked(models, tmp_path, edit, message):
+    """Each forgery carries a recomputed checksum; the error names the file and the field."""
+    path = _saved(models, tmp_path)
+    _rewritten(path, edit)
+    with pytest.raises(ValueError) as raised:
+        load_model(path)
+    assert str(raised.value).startswith(f"{path}: "), raised.value
+    assert message in str(raised.value)
+
+
+def test_the_forgeries_start_from_a_file_that_loads(models, tmp_path):
+    """The edits above are refused because of what they change: the untouched file, written
+    back the same way, loads and predicts as the model."""
+    path = _saved(models, tmp_path)
+    _rewritten(path, lambda body: None)
+    model, X = models[0]
+    assert np.array_equal(load_model(path).predict(X), model.predict(X))
+
+
+def _with_checksum(path, body):
+    """Write ``body`` with the checksum the module docstring defines (a forger's own tool)."""
+    body.pop("sha256", None)
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    body["sha256"] = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    path.write_text(json.dumps(body))
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("optrules_version", 5, "the model file's optrules_version must be a string; got 5"),
+    ("version", "1", "the model file has an invalid version '1'"),
+    ("version", True, "the model file has an invalid version True"),
+    ("kind", None, "unknown model kind None"),
+])
+def test_header_fields_are_checked(models, tmp_path, field, value, message):
+    path = _saved(models, tmp_path)
+    body = read_model(path)
+    body[field] = value
+    _with_checksum(path, body)
+    _refused(path, re.escape(message))
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ('0.23\n', 'NaN\n', "holds NaN, which is not a JSON number"),
+    ('0.23\n', '-Infinity\n', "holds -Infinity, which is not a JSON number"),
+    ('0.23\n', '1e999\n', "holds the number 1e999, beyond the range of floats"),
+    ('0.23\n', '1' * 5000 + '\n', "holds an integer of 5000 digits, too long to read"),
+    ('"green"', '"\\ud800"', "escapes a lone surrogate"),
+])
+def test_numbers_and_text_json_cannot_hold_are_refused_before_the_checksum(
+        models, tmp_path, old, new, message):
+    path = _saved(models, tmp_path)
+    path.write_text(path.read_text().replace(old, new, 1))
+    _refused(path, "(the model file |not a model file \\(it )" + re.escape(message))
+
+
+def test_a_directory_or_an_empty_file_is_not_a_model(tmp_path):
+    _refused(tmp_path, r"cannot read the model file \(Is a directory\)")
+    empty = tmp_path / "empty.json"
+    empty.write_text("")
+    _refused(empty, r"not a complete JSON document \(Expecting value at line 1, column 1\)")

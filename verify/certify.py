@@ -11,15 +11,19 @@ Verdicts: "certified" when the re-score matches the claim and every check that r
 same optimum; "refuted" when the re-score differs or a check proved a different optimum (or
 found a better model); "undecided" when some check could not finish (time limit) or no check
 certified, and none refuted. Checks that cannot run (too large, h not constant) are "skipped".
-Certificates are saved as JSON.
+Certificates are saved as JSON; :func:`load_certificate` reads one back and refuses a file
+that is not consistent in itself (specs/verification.md §7).
 """
 
 import json
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
-from optrules.validation import fraction_text
+from optrules.rule_lists.model import RuleList
+from optrules.validation import (fraction_from_text, fraction_text, json_number, json_object,
+                                 read_json, shown)
 
 from .oracle import InstanceTooLarge, optimal_rule, optimal_rule_list
 from .rescore import rescore_rule, rescore_rule_list
@@ -33,6 +37,14 @@ __all__ = ["Certificate", "certify_rule_list", "certify_rule", "RULE_LIST_CHECKS
 RULE_LIST_CHECKS = ("oracle", "cp-sat", "maxsat")
 RULE_CHECKS = ("oracle", "claim", "dinkelbach", "cardinality")
 
+FORMAT, VERSION = "optrules.certificate", 1
+#: The fields of a certificate file, in the order they are written.
+FIELDS = ("format", "version", "kind", "instance_sha256", "verdict", "lambda", "n_samples",
+          "claimed_objective", "rescored_objective", "claimed_lower_bound", "model", "problems",
+          "checks", "source")
+#: A check's verdict; "bounded": its optimum lies inside a limited claim's interval.
+CHECK_VERDICTS = ("certified", "refuted", "undecided", "bounded", "skipped")
+
 
 def _text(value):
     return None if value is None else fraction_text(value)
@@ -40,59 +52,228 @@ def _text(value):
 
 @dataclass
 class Certificate:
-    """The outcome of certifying one claim; ``checks`` holds one dict per check."""
+    """The outcome of certifying one claim on an instance (λ, N samples); ``checks`` holds one
+    dict per check.
+
+    ``claimed_lower_bound`` is set for a rule list from a search stopped at a limit, which
+    claims only lower bound <= optimum <= objective. ``source`` records how the instance was
+    built from data files (``optrules verify`` sets it, so that ``optrules verify --recheck``
+    can build it again); None otherwise.
+    """
 
     kind: str
     instance_digest: str
+    lam: Fraction
+    n_samples: int
     claimed_objective: Fraction
     rescored_objective: Fraction
     model: dict
+    claimed_lower_bound: Fraction | None = None
     checks: list = field(default_factory=list)
     problems: list = field(default_factory=list)
+    source: dict | None = None
 
     @property
     def verdict(self):
-        if self.problems or any(c["verdict"] == "refuted" for c in self.checks):
-            return "refuted"
-        if any(c["verdict"] in ("undecided", "bounded") for c in self.checks) or \
-                not any(c["verdict"] == "certified" for c in self.checks):
-            return "undecided"
-        return "certified"
+        return _verdict(self.problems, self.checks)
 
     def to_dict(self):
-        return {"format": "optrules.certificate", "version": 1, "kind": self.kind,
-                "instance_sha256": self.instance_digest, "verdict": self.verdict,
-                "claimed_objective": _text(self.claimed_objective),
-                "rescored_objective": _text(self.rescored_objective), "model": self.model,
-                "problems": self.problems, "checks": self.checks}
+        values = (FORMAT, VERSION, self.kind, self.instance_digest, self.verdict,
+                  _text(self.lam), self.n_samples, _text(self.claimed_objective),
+                  _text(self.rescored_objective), _text(self.claimed_lower_bound), self.model,
+                  self.problems, self.checks, self.source)
+        return dict(zip(FIELDS, values))
 
     def save(self, path):
         Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
 
 
+def _verdict(problems, checks):
+    """The overall verdict (specs/verification.md §7): "refuted" if there is a problem or a
+    check refutes; "undecided" if a check is undecided or bounded, or none certified;
+    "certified" otherwise."""
+    verdicts = [check["verdict"] for check in checks]
+    if problems or "refuted" in verdicts:
+        return "refuted"
+    if "undecided" in verdicts or "bounded" in verdicts or "certified" not in verdicts:
+        return "undecided"
+    return "certified"
+
+
 def load_certificate(path):
-    """Read a certificate JSON file; ValueError if it is not one."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    if data.get("format") != "optrules.certificate" or data.get("version") != 1:
-        raise ValueError(f"{path}: not an optrules certificate (format/version).")
-    return data
+    """Read a certificate file, checking that it is well-formed and consistent in itself.
+
+    Checked: strict JSON (no NaN or infinite numbers); the format, version 1 and exactly the
+    fields :meth:`Certificate.to_dict` writes; a known kind; a SHA-256 instance digest; λ
+    (in (0, 1) for a rule list, >= 0 for a rule) and N >= 1; the claimed and re-scored
+    objectives and the claimed lower bound as exact fractions (0 <= bound <= claim); the model
+    (a valid rule list whose re-scored objective is m/N + λK for some m in [0, N]; or a query
+    of distinct proposition indices with their names and α in (0, 1]); every check entry
+    well-formed, and a check that proved an optimum carries the verdict that optimum gives
+    against the claim; a re-score that differs from the claim recorded as a problem; and the
+    stored verdict the one the problems and checks give (:attr:`Certificate.verdict`).
+
+    What no file can show is that its checks really ran on its data: ``optrules verify
+    --recheck CERT DATA...`` runs them again.
+
+    Returns
+    -------
+    dict
+        The certificate's JSON object.
+
+    Raises
+    ------
+    ValueError
+        Naming the file and the field (``checks[1].verdict``).
+    """
+    body = read_json(path, "certificate")
+    try:
+        _check_certificate(body)
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
+    return body
 
 
-def _check_record(name, verdict, optimum, claimed, status, seconds, lower_bound=None,
-                  upper_bound=None, **extra):
-    """One check's entry; a proved optimum different from the claim refutes it.
+def _check_certificate(body):
+    """ValueError naming the first field of a certificate's JSON object that is invalid or
+    inconsistent with the others (see :func:`load_certificate`)."""
+    if not isinstance(body, dict) or body.get("format") != FORMAT:
+        raise ValueError(f'not an optrules certificate (expected "format": "{FORMAT}").')
+    version = body.get("version")
+    if version != VERSION or isinstance(version, bool):
+        raise ValueError(f"the certificate has version {shown(version)}; this optrules reads "
+                         f"version {VERSION}.")
+    json_object(body, "", FIELDS)
+    kind = body["kind"]
+    if kind not in ("rule-list", "rule"):
+        raise ValueError(f"kind {shown(kind)} is not 'rule-list' or 'rule'.")
+    if not (isinstance(body["instance_sha256"], str) and
+            re.fullmatch("[0-9a-f]{64}", body["instance_sha256"])):
+        raise ValueError(f"instance_sha256 must be a SHA-256 digest (64 hexadecimal digits); "
+                         f"got {shown(body['instance_sha256'])}.")
+    lam = fraction_from_text(body["lambda"], "lambda")
+    if not (0 < lam < 1 if kind == "rule-list" else 0 <= lam):
+        raise ValueError(f"lambda {body['lambda']} is not in "
+                         f"{'(0, 1)' if kind == 'rule-list' else '[0, inf)'}.")
+    n_samples = json_number(body["n_samples"], "n_samples", integer=True, low=1)
+    claimed, rescored = (fraction_from_text(body[name], name)
+                         for name in ("claimed_objective", "rescored_objective"))
+    if min(claimed, rescored) < 0:
+        raise ValueError("claimed_objective and rescored_objective must be >= 0.")
+    lower_bound = None if body["claimed_lower_bound"] is None else \
+        fraction_from_text(body["claimed_lower_bound"], "claimed_lower_bound")
+    if lower_bound is not None and (kind == "rule" or not 0 <= lower_bound <= claimed):
+        raise ValueError(f"claimed_lower_bound {body['claimed_lower_bound']} must be null, or "
+                         "for a rule list in [0, claimed_objective].")
+    if kind == "rule-list":
+        _check_rule_list_model(body["model"], lam, n_samples, rescored)
+        upper_bound = None
+    else:
+        upper_bound = claimed / _check_rule_model(body["model"])
+    problems, checks = body["problems"], body["checks"]
+    if not isinstance(problems, list) or not all(isinstance(p, str) for p in problems):
+        raise ValueError(f"problems must be a list of strings; got {shown(problems)}.")
+    if rescored != claimed and not problems:
+        raise ValueError(f"rescored_objective {body['rescored_objective']} differs from "
+                         f"claimed_objective {body['claimed_objective']}, but problems is empty.")
+    if not isinstance(checks, list):
+        raise ValueError(f"checks must be a list; got {shown(checks)}.")
+    for i, check in enumerate(checks):
+        _check_entry(check, f"checks[{i}]", claimed, lower_bound, upper_bound)
+    if body["verdict"] != _verdict(problems, checks):
+        raise ValueError(f"verdict {shown(body['verdict'])} is not the one the problems and "
+                         f"checks give, {_verdict(problems, checks)!r}.")
+    if body["source"] is not None and not isinstance(body["source"], dict):
+        raise ValueError(f"source must be null or a JSON object; got {shown(body['source'])}.")
+
+
+def _check_rule_list_model(model, lam, n_samples, rescored):
+    rule_list = RuleList.from_dict(model, "model")
+    mistakes = (rescored - lam * len(rule_list)) * n_samples     # R = m/N + λK (eq. 6)
+    if mistakes.denominator != 1 or not 0 <= mistakes <= n_samples:
+        raise ValueError(f"rescored_objective {fraction_text(rescored)} is not m/N + lambda*K "
+                         f"for any number of mistakes m in [0, N], with N = {n_samples} and K = "
+                         f"{len(rule_list)} rules.")
+
+
+def _check_rule_model(model):
+    """α of a rule certificate's model, after checking its query and condition names."""
+    json_object(model, "model", ("query", "conditions", "alpha"))
+    query, names = model["query"], model["conditions"]
+    if not isinstance(query, list) or not all(
+            isinstance(j, int) and not isinstance(j, bool) and j >= 0 for j in query) or \
+            len(set(query)) != len(query):
+        raise ValueError(f"model.query must be a list of distinct proposition indices "
+                         f"(integers >= 0); got {shown(query)}.")
+    if not isinstance(names, list) or len(names) != len(query) or \
+            not all(isinstance(name, str) for name in names):
+        raise ValueError(f"model.conditions must be the names of the query's {len(query)} "
+                         f"propositions; got {shown(names)}.")
+    alpha = fraction_from_text(model["alpha"], "model.alpha")
+    if not 0 < alpha <= 1:
+        raise ValueError(f"model.alpha {model['alpha']} is not in (0, 1].")
+    return alpha
+
+
+def _check_entry(check, where, claimed, lower_bound, upper_bound):
+    """One entry of ``checks``: well-formed, and a proved optimum or counterexample carries
+    the verdict :func:`_check_record` gives it against the claim."""
+    json_object(check, where, ("check", "verdict", "status"),
+                ("optimum", "seconds", "counterexample", "counterexample_objective"))
+    for name in ("check", "status"):
+        if not isinstance(check[name], str):
+            raise ValueError(f"{where}.{name} must be a string; got {shown(check[name])}.")
+    verdict = check["verdict"]
+    if verdict not in CHECK_VERDICTS:
+        raise ValueError(f"{where}.verdict {shown(verdict)} is not one of "
+                         f"{list(CHECK_VERDICTS)}.")
+    if "seconds" in check:
+        json_number(check["seconds"], f"{where}.seconds")
+    if not isinstance(check.get("counterexample", []), list) or not all(
+            isinstance(j, int) and not isinstance(j, bool) and j >= 0
+            for j in check.get("counterexample", [])):
+        raise ValueError(f"{where}.counterexample must be a list of proposition indices; got "
+                         f"{shown(check['counterexample'])}.")
+    optimum, better = (None if check.get(name) is None else
+                       fraction_from_text(check[name], f"{where}.{name}")
+                       for name in ("optimum", "counterexample_objective"))
+    if optimum is not None and verdict in ("certified", "bounded", "refuted"):
+        expected = _claim_verdict(optimum, claimed, lower_bound, upper_bound)
+        if verdict != expected:
+            raise ValueError(f"{where}.verdict is {verdict!r}, but its optimum "
+                             f"{check['optimum']} gives {expected!r} against the claim "
+                             f"{fraction_text(claimed)}.")
+    if better is not None and better <= (claimed if upper_bound is None else upper_bound):
+        raise ValueError(f"{where}.counterexample_objective {check['counterexample_objective']} "
+                         "does not beat the claim.")
+    if (verdict == "bounded" and optimum is None) or \
+            (verdict == "refuted" and optimum is None and better is None):
+        raise ValueError(f"{where}.verdict is {verdict!r} without the optimum or "
+                         "counterexample that shows it.")
+
+
+def _claim_verdict(optimum, claimed, lower_bound=None, upper_bound=None):
+    """What a proved optimum says of the claim: "certified", "bounded" or "refuted".
 
     With ``lower_bound`` (an engine stopped at a limit claims only lower_bound <= optimum <=
     claimed), an optimum inside that interval is "bounded" rather than refuted. With
     ``upper_bound`` (an α-approximate rule claims claimed <= optimum <= claimed/α), an optimum
     inside that interval certifies the claim.
     """
-    if verdict == "certified" and optimum is not None and optimum != claimed:
-        if upper_bound is not None:
-            verdict = "certified" if claimed <= optimum <= upper_bound else "refuted"
-        else:
-            inside = lower_bound is not None and lower_bound <= optimum <= claimed
-            verdict = "bounded" if inside else "refuted"
+    if optimum == claimed:
+        return "certified"
+    if upper_bound is not None:
+        return "certified" if claimed <= optimum <= upper_bound else "refuted"
+    inside = lower_bound is not None and lower_bound <= optimum <= claimed
+    return "bounded" if inside else "refuted"
+
+
+def _check_record(name, verdict, optimum, claimed, status, seconds, lower_bound=None,
+                  upper_bound=None, **extra):
+    """One check's entry; a proved optimum turns a "certified" one into the verdict
+    :func:`_claim_verdict` gives."""
+    if verdict == "certified" and optimum is not None:
+        verdict = _claim_verdict(optimum, claimed, lower_bound, upper_bound)
     return dict({"check": name, "verdict": verdict, "status": status,
                  "optimum": _text(optimum), "seconds": round(seconds, 4)}, **extra)
 
@@ -122,8 +303,10 @@ def certify_rule_list(instance, rule_list, classes, claimed_objective,
     """
     claimed = Fraction(claimed_objective)
     rescored = rescore_rule_list(instance, rule_list, classes)
-    certificate = Certificate("rule-list", instance.digest(), claimed, rescored.objective,
-                              rule_list.to_dict())
+    certificate = Certificate("rule-list", instance.digest(), instance.lam, instance.n_samples,
+                              claimed, rescored.objective, rule_list.to_dict(),
+                              None if claimed_lower_bound is None
+                              else Fraction(claimed_lower_bound))
     if rescored.objective != claimed:
         certificate.problems.append(f"the model re-scores to {_text(rescored.objective)}, not "
                                     f"the claimed {_text(claimed)}")
@@ -175,7 +358,8 @@ def certify_rule(instance, query, claimed_objective, checks=RULE_CHECKS, time_li
     rescored = rescore_rule(instance, query)
     model = {"query": list(query), "conditions": [instance.names[j] for j in query],
              "alpha": _text(alpha)}
-    certificate = Certificate("rule", instance.digest(), claimed, rescored, model)
+    certificate = Certificate("rule", instance.digest(), instance.lam, instance.n_samples,
+                              claimed, rescored, model)
     if rescored != claimed:
         certificate.problems.append(f"the query re-scores to {_text(rescored)}, not the "
                                     f"claimed {_text(claimed)}")

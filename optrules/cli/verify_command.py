@@ -1,20 +1,29 @@
-"""``optrules verify rulelist`` and ``optrules verify rule``: run an engine, then certify it.
+"""``optrules verify rulelist`` and ``optrules verify rule``: run an engine, then certify it;
+``optrules verify --recheck CERT DATA...``: certify a certificate's claim again on its data.
 
 Exit status: 0 certified, 1 refuted (a check disagrees with the engine), 3 undecided (a solver
 stopped without proof), 2 bad arguments or input.
 """
 
 import json
+from fractions import Fraction
 
 import numpy as np
 
+from optrules.data.corels_files import load_corels
 from optrules.data.propositions import make_propositions
+from optrules.data.table import read_csv
 from optrules.rule_boosting.fit import ENGINES as BOOST_ENGINES
 from optrules.rule_boosting.fit import fit_rule
 from optrules.rule_boosting.gradient_problem import GradientProblem
 from optrules.rule_boosting.losses import LOSSES, get_loss
-from optrules.validation import parse_fraction
-from optrules.verify.certify import RULE_CHECKS, RULE_LIST_CHECKS, certify_rule, certify_rule_list
+from optrules.rule_lists.estimator import RuleListClassifier
+from optrules.rule_lists.model import RuleList
+from optrules.validation import (ExactFraction, Integer, Options, Subset, Thresholds,
+                                 fraction_text, json_object, parse_fraction, shown,
+                                 validate_params)
+from optrules.verify.certify import (RULE_CHECKS, RULE_LIST_CHECKS, certify_rule,
+                                     certify_rule_list, load_certificate)
 from optrules.verify.instances import RuleInstance, RuleListInstance
 
 from .arguments import (add_rulelist_arguments, load_rule_list_problem, positive_float,
@@ -42,18 +51,37 @@ def _add_common(parser, valid_checks, default_checks):
     group.add_argument("--checks", default=",".join(default_checks), metavar="LIST",
                        help=f"comma-separated checks from {', '.join(valid_checks)} "
                             f"(default {','.join(default_checks)})")
+    _add_solver_options(group)
+
+
+def _add_solver_options(group):
     group.add_argument("--solver-time-limit", type=positive_float, default=60.0,
                        metavar="SEC", help="per solver (default 60)")
     group.add_argument("--certificate", metavar="FILE", help="write the certificate as JSON")
 
 
 def add_parser(commands):
-    """Add ``verify`` with its ``rulelist`` and ``rule`` subcommands to the CLI."""
+    """Add ``verify`` with its ``rulelist`` and ``rule`` subcommands and ``--recheck``."""
     verify = commands.add_parser(
-        "verify", help="run an engine and certify its answer",
-        epilog="example: optrules verify rulelist --csv compas.csv --target "
-               "recidivate-within-two-years --lam 0.01 --antecedents 12 --rows 300")
-    kinds = verify.add_subparsers(dest="kind", required=True)
+        "verify", help="run an engine and certify its answer, or recheck a certificate",
+        description="Run an engine and certify its answer with independent checks (verify "
+                    "rulelist, verify rule), or run the checks of a saved certificate again "
+                    "on the data it was made from (verify --recheck CERT DATA...: DATA is the "
+                    "CSV file, or the CORELS .out and .label files, that verify read; the "
+                    "options it used are in the certificate). Exit status 0 certified, "
+                    "1 refuted, 3 undecided, 2 bad input (data that differ from the "
+                    "certificate's included).",
+        epilog="example: optrules verify --recheck cert.json compas.csv (checks again the "
+               "claim of cert.json, written by optrules verify rulelist --csv compas.csv "
+               "--target recidivate-within-two-years --lam 0.01 --antecedents 12 --rows 300 "
+               "--certificate cert.json)")
+    recheck = verify.add_argument_group("recheck a certificate (instead of rulelist or rule)")
+    recheck.add_argument("--recheck", nargs="+", metavar=("CERT", "DATA"),
+                         help="the certificate, then the data files it was made from")
+    _add_solver_options(recheck)
+    recheck.add_argument("--json", action="store_true", help="print the new certificate")
+    verify.set_defaults(run=_run_recheck, parser=verify)
+    kinds = verify.add_subparsers(dest="kind")
     rulelist = kinds.add_parser(
         "rulelist", help="certify an optimal rule list",
         epilog="example: optrules verify rulelist --csv compas.csv --target "
@@ -104,51 +132,201 @@ def _run_rulelist(args, parser):
     features, y, dataset = load_rule_list_problem(args, parser)
     estimator = rule_list_estimator(args)
     estimator.verbose = 0
-    if dataset is None:
-        dataset = estimator.antecedents(features, y)
-    if args.antecedents is not None or args.rows is not None:
-        dataset = dataset.subset(
-            antecedents=None if args.antecedents is None
-            else range(min(args.antecedents, dataset.n_antecedents)),
-            samples=None if args.rows is None else np.arange(min(args.rows, dataset.n_samples)))
+    dataset = _rule_list_dataset(estimator, features, y, dataset, args.antecedents, args.rows)
     checks = _checks(args.checks, RULE_LIST_CHECKS)
     result = estimator.fit_antecedents(dataset).result_
     instance = RuleListInstance.from_dataset(dataset, result.lam)
     limited = result.status != "optimal"      # then it claims only the interval [bound, obj]
-    certificate = certify_rule_list(instance, result.rule_list, dataset.classes,
-                                    result.objective, checks, args.solver_time_limit,
-                                    result.lower_bound if limited else None)
+    certificate = _certify_rule_list_claim(instance, result.rule_list, dataset.classes,
+                                           result.objective,
+                                           result.lower_bound if limited else None, checks,
+                                           args.solver_time_limit)
+    certificate.source = {
+        "data": "corels" if args.csv is None else "csv", "target": args.target,
+        "max_cardinality": args.max_cardinality, "thresholds": args.thresholds,
+        "min_support": None if estimator.min_support is None
+        else fraction_text(estimator.min_support),
+        "antecedents": args.antecedents, "rows": args.rows, "checks": checks}
     engine_line = (f"{args.engine} engine: objective {result.objective} "
                    f"({float(result.objective):.6f}), status {result.status}, "
                    f"{len(result.rule_list)} rules, {result.seconds:.3f} s "
                    f"[{dataset.n_antecedents} antecedents, {dataset.n_samples} rows]")
-    if limited:
-        certificate.checks.append({"check": "engine", "verdict": "undecided",
-                                   "status": f"the engine stopped at a limit; lower bound "
-                                             f"{result.lower_bound}"})
     if args.save_model:
         estimator.to_json(args.save_model)
     return _report(args, engine_line, certificate)
 
 
+def _rule_list_dataset(estimator, features, y, dataset, antecedents, rows):
+    """The dataset ``verify rulelist`` certifies: the CORELS ``dataset``, or the antecedents
+    ``estimator`` mines from ``features`` and ``y``; then only the first ``antecedents`` and
+    ``rows`` (None: all)."""
+    if dataset is None:
+        dataset = estimator.antecedents(features, y)
+    if antecedents is not None or rows is not None:
+        dataset = dataset.subset(
+            antecedents=None if antecedents is None
+            else range(min(antecedents, dataset.n_antecedents)),
+            samples=None if rows is None else np.arange(min(rows, dataset.n_samples)))
+    return dataset
+
+
+def _certify_rule_list_claim(instance, rule_list, classes, claimed, lower_bound, checks,
+                             time_limit):
+    """The certificate of a rule-list claim; a claim with a ``lower_bound`` (the engine stopped
+    at a limit) is at best undecided, which an "engine" entry records."""
+    certificate = certify_rule_list(instance, rule_list, classes, claimed, checks, time_limit,
+                                    lower_bound)
+    if lower_bound is not None:
+        certificate.checks.append({"check": "engine", "verdict": "undecided",
+                                   "status": f"the engine stopped at a limit; lower bound "
+                                             f"{lower_bound}"})
+    return certificate
+
+
 def _run_rule(args, parser):
-    features, y = read_boosting_data(args.csv, args.target, args.loss, args.rows)
-    loss = get_loss(args.loss)
-    target = loss.prepare_target(y)
     lam = parse_fraction("--lam", args.lam, low=0, high=float("inf"),
                          function="optrules verify rule", low_inclusive=True)
-    propositions = make_propositions(features, args.thresholds)
-    g, h = loss.gradients(target, np.zeros(target.size))   # the first boosting round
-    problem = GradientProblem.from_values(propositions.extents, propositions.names, g, h, lam)
+    problem = _rule_problem(args.csv, args.target, args.loss, lam, args.thresholds, args.rows)
     result = fit_rule(problem, engine=args.engine, apx=args.apx)
     instance = RuleInstance.from_problem(problem)
     alpha = parse_fraction("--apx", args.apx, low=0, high=1, function="optrules verify rule",
                            high_inclusive=True)
-    certificate = certify_rule(instance, result.query, result.objective,
-                               _checks(args.checks, RULE_CHECKS), args.solver_time_limit,
-                               alpha=alpha)
+    checks = _checks(args.checks, RULE_CHECKS)
+    certificate = certify_rule(instance, result.query, result.objective, checks,
+                               args.solver_time_limit, alpha=alpha)
+    certificate.source = {"data": "csv", "target": args.target, "loss": args.loss,
+                          "thresholds": args.thresholds, "rows": args.rows, "checks": checks}
     engine_line = (f"{args.engine} engine: rule {' & '.join(result.conditions) or 'true'} "
                    f"objective {result.objective} ({float(result.objective):.6g}), status "
-                   f"{result.status}, {result.seconds:.3f} s [{len(propositions)} "
-                   f"propositions, {target.size} rows]")
+                   f"{result.status}, {result.seconds:.3f} s [{len(problem.names)} "
+                   f"propositions, {problem.n_samples} rows]")
     return _report(args, engine_line, certificate)
+
+
+def _rule_problem(csv, target, loss_name, lam, thresholds, rows):
+    """The problem ``verify rule`` certifies: the first boosting round (gradients at f = 0)
+    over the propositions of the CSV file's first ``rows`` rows (None: all)."""
+    features, y = read_boosting_data(csv, target, loss_name, rows)
+    loss = get_loss(loss_name)
+    target = loss.prepare_target(y)
+    propositions = make_propositions(features, thresholds)
+    g, h = loss.gradients(target, np.zeros(target.size))
+    return GradientProblem.from_values(propositions.extents, propositions.names, g, h, lam)
+
+
+# ----- optrules verify --recheck CERT DATA... ----------------------------------------------------
+
+#: How ``verify rulelist`` and ``verify rule`` built their instance (a certificate's
+#: ``source``), checked before it is used again; ``target`` is checked on its own.
+_SOURCE_CONSTRAINTS = {
+    "rule-list": {"data": [Options(("csv", "corels"))], "max_cardinality": [Integer(1)],
+                  "thresholds": [Thresholds()],
+                  "min_support": [ExactFraction(0, Fraction(1, 2), low_inclusive=True,
+                                                high_inclusive=True), None],
+                  "antecedents": [Integer(1), None], "rows": [Integer(1), None],
+                  "checks": [Subset(RULE_LIST_CHECKS)]},
+    "rule": {"data": [Options(("csv",))], "loss": [Options(LOSSES)],
+             "thresholds": [Thresholds()], "rows": [Integer(1), None],
+             "checks": [Subset(RULE_CHECKS)]}}
+
+#: The data files ``--recheck`` takes after the certificate, by the source's data kind.
+_DATA_FILES = {"csv": ("CSV",), "corels": ("OUT", "LABEL")}
+
+
+def _run_recheck(args, parser):
+    """``verify --recheck CERT DATA...``: rebuild the certificate's instance from the data
+    with the options it records, refuse data that give another instance, and certify the
+    stored model and claim on it again with the stored checks."""
+    if args.recheck is None:
+        parser.error("choose rulelist or rule, or recheck a certificate with --recheck CERT "
+                     "DATA...")
+    path, *data = args.recheck
+    stored = load_certificate(path)
+    if stored["source"] is None:
+        raise ValueError(f"{path}: the certificate does not record its data source (it was "
+                         "not written by optrules verify), so it cannot be rechecked.")
+    source = _checked_source(path, stored["kind"], stored["source"])
+    files = _DATA_FILES[source["data"]]
+    if len(data) != len(files):
+        raise ValueError(f"--recheck: {path} was made from {source['data']} data, so give "
+                         f"CERT {' '.join(files)}; got {len(data)} data file(s).")
+    lam = Fraction(stored["lambda"])
+    if stored["kind"] == "rule-list":
+        certificate = _recheck_rule_list(path, stored, source, data, lam, args)
+    else:
+        certificate = _recheck_rule(path, stored, source, data, lam, args)
+    certificate.source = stored["source"]
+    claim_line = (f"recheck of {path}: {stored['kind']} claim, objective "
+                  f"{stored['claimed_objective']} "
+                  f"({float(Fraction(stored['claimed_objective'])):.6f}), stored verdict "
+                  f"{stored['verdict']} [{certificate.n_samples} rows]")
+    return _report(args, claim_line, certificate)
+
+
+def _checked_source(path, kind, source):
+    """The certificate's source with canonical values; ValueError naming the file and field."""
+    try:
+        json_object(source, "source", ("target",) + tuple(_SOURCE_CONSTRAINTS[kind]))
+        checked = validate_params(_SOURCE_CONSTRAINTS[kind], {
+            name: value for name, value in source.items() if name != "target"},
+            "the certificate's source")
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{path}: {error}") from None
+    target = source["target"]
+    if not (isinstance(target, str) or (target is None and checked["data"] == "corels")):
+        raise ValueError(f"{path}: source.target must be the target column of the CSV file; "
+                         f"got {shown(target)}.")
+    valid = RULE_LIST_CHECKS if kind == "rule-list" else RULE_CHECKS
+    checked["checks"] = [name for name in valid if name in checked["checks"]]
+    return dict(checked, target=target)
+
+
+def _same_instance(path, stored, instance, data):
+    if instance.digest() != stored["instance_sha256"]:
+        raise ValueError(f"--recheck: the data ({' '.join(data)}) are not those {path} was "
+                         f"made from: they give the instance sha256 {instance.digest()}, the "
+                         f"certificate has {stored['instance_sha256']}.")
+
+
+def _recheck_rule_list(path, stored, source, data, lam, args):
+    if source["data"] == "csv":
+        (features, y), dataset = read_csv(data[0], source["target"]), None
+    else:
+        features = y = None
+        dataset = load_corels(*data)
+    mining = RuleListClassifier(lam, max_cardinality=source["max_cardinality"],
+                                min_support=source["min_support"],
+                                thresholds=source["thresholds"])
+    dataset = _rule_list_dataset(mining, features, y, dataset, source["antecedents"],
+                                 source["rows"])
+    instance = RuleListInstance.from_dataset(dataset, lam)
+    _same_instance(path, stored, instance, data)
+    rule_list = RuleList.from_dict(stored["model"])
+    if rule_list.classes != dataset.classes:
+        raise ValueError(f"--recheck: the classes of {' '.join(data)}, "
+                         f"{list(dataset.classes)}, are not the model's, "
+                         f"{list(rule_list.classes)} ({path}).")
+    lower_bound = stored["claimed_lower_bound"]
+    try:
+        return _certify_rule_list_claim(
+            instance, rule_list, dataset.classes, Fraction(stored["claimed_objective"]),
+            None if lower_bound is None else Fraction(lower_bound), source["checks"],
+            args.solver_time_limit)
+    except ValueError as error:              # the model names an antecedent the data lack
+        raise ValueError(f"{path}: the certificate's model does not fit its data: "
+                         f"{error}") from None
+
+
+def _recheck_rule(path, stored, source, data, lam, args):
+    problem = _rule_problem(data[0], source["target"], source["loss"], lam,
+                            source["thresholds"], source["rows"])
+    instance = RuleInstance.from_problem(problem)
+    _same_instance(path, stored, instance, data)
+    query, names = stored["model"]["query"], stored["model"]["conditions"]
+    if any(j >= len(instance.names) for j in query) or \
+            names != [instance.names[j] for j in query]:
+        raise ValueError(f"{path}: model.query {shown(query)} and model.conditions do not name "
+                         f"propositions of the data ({len(instance.names)} propositions).")
+    return certify_rule(instance, tuple(query), Fraction(stored["claimed_objective"]),
+                        source["checks"], args.solver_time_limit,
+                        alpha=Fraction(stored["model"]["alpha"]))

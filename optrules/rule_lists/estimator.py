@@ -1,5 +1,6 @@
 """RuleListClassifier: certifiably optimal rule lists as a scikit-learn-style estimator."""
 
+import re
 import warnings
 from fractions import Fraction
 
@@ -14,7 +15,8 @@ from optrules.rule_lists.fit import (BOUNDS, ENGINES, POLICIES, SYMMETRY_MAPS, P
                                      fit_rule_list, unsearched_result)
 from optrules.rule_lists.model import RuleList, RuleListResult
 from optrules.validation import (Boolean, ExactFraction, Integer, Options, Real, Subset,
-                                 Thresholds, fraction_from_text, fraction_text)
+                                 Thresholds, fraction_from_text, fraction_text, json_number,
+                                 json_object, shown)
 
 __all__ = ["RuleListClassifier"]
 
@@ -319,40 +321,73 @@ class RuleListClassifier(RuleEstimator):
     @classmethod
     def _from_model_content(cls, body):
         estimator = cls._unfitted_from_content(body)
+        estimator._restore_common(body, fields=("model", "result"))
         rule_list = RuleList.from_dict(body["model"])
-        saved = body["result"]
-        lam = fraction_from_text(saved["lambda"], "'lambda'")
-        objective = fraction_from_text(saved["objective"], "'objective'")
-        lower_bound = fraction_from_text(saved["lower_bound"], "'lower_bound'")
-        if lam != estimator._validated_params()["lam"]:
-            raise ValueError(f"the result's lambda {saved['lambda']} is not the parameter "
-                             f"lam={estimator.lam!r}.")
-        counts = [rule.class_counts for rule in rule_list.rules] + [rule_list.default_counts]
-        if any(c is None for c in counts):
-            raise ValueError("the rule list lacks class counts.")
-        mistakes = sum(c[0] if prediction == rule_list.classes[1] else c[1] for c, prediction
-                       in zip(counts, [r.prediction for r in rule_list.rules]
-                              + [rule_list.default]))
-        n_samples = sum(sum(c) for c in counts)
-        if (mistakes, n_samples) != (saved["mistakes"], saved["n_samples"]) or objective != \
-                Fraction(mistakes, n_samples) + lam * len(rule_list) or lower_bound > objective:
-            raise ValueError("the objective, mistakes and bound do not match the rule list's "
-                             "class counts.")
-        if saved["status"] not in ("optimal", *STOP_STATUSES) or \
-                (saved["status"] == "optimal") != (lower_bound == objective):
-            raise ValueError(f"invalid status {saved['status']!r} for its lower bound.")
-        result = RuleListResult(rule_list, objective, mistakes, n_samples, lam,
-                                saved["status"], lower_bound, saved["nodes_expanded"],
-                                saved["seconds"], None if saved["remaining_search_space"] is None
-                                else int(saved["remaining_search_space"]),
-                                dict(saved["statistics"]))
-        estimator._restore_common(body)
-        for rule in rule_list.rules:
-            if rule.conditions is not None:
-                estimator._check_conditions(rule.conditions)
-        estimator._set_result(result, saved["n_antecedents"])
+        for k, rule in enumerate(rule_list.rules):
+            if rule.conditions is None and estimator._feature_categories is not None:
+                raise ValueError(f"model.rules[{k}].conditions is null, but the model was "
+                                 "fitted on feature columns (feature_categories is set), so "
+                                 "every rule has conditions.")
+            try:
+                estimator._check_conditions(rule.conditions or ())
+            except ValueError as error:
+                raise ValueError(f"model.rules[{k}].conditions: {error}") from None
+        result = _result_from_content(body["result"], rule_list,
+                                      estimator._validated_params()["lam"])
+        estimator._set_result(result, body["result"]["n_antecedents"])
         return estimator
 
+
+def _result_from_content(saved, rule_list, lam):
+    """The search result a model file's ``result`` records, every field checked, the figures
+    against the rule list's class counts and the parameter ``lam``."""
+    json_object(saved, "result", ("objective", "lower_bound", "lambda", "status", "mistakes",
+                                  "n_samples", "nodes_expanded", "seconds",
+                                  "remaining_search_space", "n_antecedents", "statistics"))
+    if fraction_from_text(saved["lambda"], "result.lambda") != lam:
+        raise ValueError(f"result.lambda {saved['lambda']} is not the parameter lam="
+                         f"{fraction_text(lam)}.")
+    objective = fraction_from_text(saved["objective"], "result.objective")
+    lower_bound = fraction_from_text(saved["lower_bound"], "result.lower_bound")
+    counts = [rule.class_counts for rule in rule_list.rules] + [rule_list.default_counts]
+    if counts[-1] is None:           # RuleList.from_dict: counts for every rule or for none
+        raise ValueError("model.default_counts is null: the rule list lacks its class counts.")
+    predictions = [rule.prediction for rule in rule_list.rules] + [rule_list.default]
+    figures = {"mistakes": sum(c[0] if prediction == rule_list.classes[1] else c[1]
+                               for c, prediction in zip(counts, predictions)),
+               "n_samples": sum(sum(c) for c in counts)}
+    for name, value in figures.items():
+        if json_number(saved[name], f"result.{name}", integer=True, low=1 if name ==
+                       "n_samples" else 0) != value:
+            raise ValueError(f"result.{name} is {saved[name]}, but the rule list's class counts "
+                             f"give {value}.")
+    exact = Fraction(figures["mistakes"], figures["n_samples"]) + lam * len(rule_list)
+    if objective != exact:
+        raise ValueError(f"result.objective {saved['objective']} is not the rule list's "
+                         f"objective mistakes/N + lambda*K = {fraction_text(exact)}.")
+    if not 0 <= lower_bound <= objective:
+        raise ValueError(f"result.lower_bound {saved['lower_bound']} is not in [0, "
+                         f"result.objective].")
+    status = saved["status"]
+    if status not in ("optimal", *STOP_STATUSES) or (status == "optimal") != \
+            (lower_bound == objective):
+        raise ValueError(f"result.status {shown(status)} is not a status, or not the one its "
+                         "lower bound gives ('optimal' exactly when lower_bound = objective).")
+    space = saved["remaining_search_space"]
+    if space is not None and not (isinstance(space, str) and re.fullmatch("[0-9]{1,4000}", space)):
+        raise ValueError(f"result.remaining_search_space must be null or a non-negative integer "
+                         f"as text; got {shown(space)}.")
+    json_number(saved["n_antecedents"], "result.n_antecedents", integer=True,
+                low=len(rule_list))
+    if not isinstance(saved["statistics"], dict):
+        raise ValueError(f"result.statistics must be a JSON object; got "
+                         f"{shown(saved['statistics'])}.")
+    return RuleListResult(rule_list, objective, figures["mistakes"], figures["n_samples"], lam,
+                          status, lower_bound,
+                          json_number(saved["nodes_expanded"], "result.nodes_expanded",
+                                      integer=True),
+                          json_number(saved["seconds"], "result.seconds"),
+                          None if space is None else int(space), dict(saved["statistics"]))
 
 
 def _plain_rules(rule_list):

@@ -18,7 +18,7 @@ import numpy as np
 from optrules.data.binary_dataset import BinaryDataset
 from optrules.data.propositions import Proposition
 from optrules.limits import STOP_STATUSES
-from optrules.validation import fraction_text, parse_fraction
+from optrules.validation import fraction_text, json_object, parse_fraction, shown
 
 __all__ = ["Rule", "RuleList", "Score", "score", "RuleListResult", "describe"]
 
@@ -163,31 +163,33 @@ class RuleList:
                 else list(self.default_counts)}
 
     @classmethod
-    def from_dict(cls, data):
-        """Inverse of :meth:`to_dict`; ValueError naming the first bad field."""
-        if not isinstance(data, dict):
-            raise ValueError("a rule list must be a JSON object.")
-        try:
-            classes = data["classes"]
-            if not isinstance(classes, list) or len(classes) != 2 or classes[0] == classes[1] \
-                    or not all(isinstance(c, CLASS_TYPES) for c in classes):
-                raise ValueError(f"'classes' must be two distinct strings or numbers; got "
-                                 f"{classes!r}.")
-            classes = tuple(classes)
-            rules = tuple(_rule_from_dict(entry, k) for k, entry in enumerate(data["rules"]))
-            default = data["default"]
-            default_counts = _counts(data["default_counts"], "default")
-            target = data["target"]
-            if not isinstance(target, str):
-                raise ValueError(f"'target' must be a string; got {target!r}.")
-        except KeyError as error:
-            raise ValueError(f"the rule list lacks the field {error}.") from None
-        except TypeError as error:
-            raise ValueError(f"the rule list has a mistyped field ({error}).") from None
-        for prediction in [rule.prediction for rule in rules] + [default]:
-            if prediction not in classes:
-                raise ValueError(f"prediction {prediction!r} is not one of {list(classes)}.")
-        return cls(rules, default, target, classes, default_counts)
+    def from_dict(cls, data, where="model"):
+        """Inverse of :meth:`to_dict`, checking every field; ValueError naming the first bad
+        one by its path below ``where`` (``model.rules[2].conditions[0].operator``).
+
+        Checked: exactly the fields :meth:`to_dict` writes; ``classes`` two distinct strings, or
+        two distinct finite numbers or booleans; every prediction one of the classes (of the
+        same JSON type); each antecedent a non-empty name whose conditions are null (an
+        antecedent read from a CORELS file) for every rule or a non-empty list of well-formed,
+        distinct conditions (:meth:`Proposition.from_json`) for every rule; no antecedent used
+        twice, by name or by conditions; class counts two non-negative integers for every rule
+        and the default, or null for all.
+        """
+        json_object(data, where, ("classes", "rules", "default", "default_counts", "target"))
+        if not isinstance(data["target"], str):
+            raise ValueError(f"{where}.target must be a string; got {shown(data['target'])}.")
+        classes = _classes(data["classes"], f"{where}.classes")
+        if not isinstance(data["rules"], list):
+            raise ValueError(f"{where}.rules must be a list; got {shown(data['rules'])}.")
+        rules = tuple(_rule_from_dict(entry, f"{where}.rules[{k}]", classes)
+                      for k, entry in enumerate(data["rules"]))
+        _check_antecedents(rules, where)
+        default = _prediction(data["default"], f"{where}.default", classes)
+        default_counts = _counts(data["default_counts"], f"{where}.default_counts")
+        if len({rule.class_counts is None for rule in rules} | {default_counts is None}) > 1:
+            raise ValueError(f"{where}: class counts must be given for every rule and the "
+                             "default, or for none.")
+        return cls(rules, default, data["target"], classes, default_counts)
 
 
 def _rule_to_dict(rule):
@@ -198,19 +200,60 @@ def _rule_to_dict(rule):
             "class_counts": None if rule.class_counts is None else list(rule.class_counts)}
 
 
-def _rule_from_dict(entry, k):
-    if not isinstance(entry, dict):
-        raise ValueError(f"rule {k} must be a JSON object.")
+def _rule_from_dict(entry, where, classes):
+    json_object(entry, where, ("antecedent", "conditions", "prediction", "class_counts"))
     antecedent = entry["antecedent"]
     if not isinstance(antecedent, str) or not antecedent:
-        raise ValueError(f"rule {k}: 'antecedent' must be a non-empty string.")
+        raise ValueError(f"{where}.antecedent must be a non-empty string; got "
+                         f"{shown(antecedent)}.")
     conditions = entry["conditions"]
     if conditions is not None:
         if not isinstance(conditions, list) or not conditions:
-            raise ValueError(f"rule {k}: 'conditions' must be a non-empty list or null.")
-        conditions = tuple(Proposition.from_json(item) for item in conditions)
-    return Rule(antecedent, entry["prediction"], conditions,
-                _counts(entry["class_counts"], f"rule {k}"))
+            raise ValueError(f"{where}.conditions must be a non-empty list of conditions, or "
+                             f"null for an antecedent from a CORELS file; got "
+                             f"{shown(conditions)}.")
+        conditions = tuple(Proposition.from_json(item, f"{where}.conditions[{i}]")
+                           for i, item in enumerate(conditions))
+        if len(set(conditions)) != len(conditions):
+            raise ValueError(f"{where}.conditions holds a condition twice.")
+    return Rule(antecedent, _prediction(entry["prediction"], f"{where}.prediction", classes),
+                conditions, _counts(entry["class_counts"], f"{where}.class_counts"))
+
+
+def _classes(value, where):
+    """Two distinct class values of one kind: strings, or finite numbers and booleans."""
+    if not isinstance(value, list) or len(value) != 2 or \
+            not all(isinstance(c, CLASS_TYPES) for c in value) or \
+            any(isinstance(c, float) and not math.isfinite(c) for c in value) or \
+            isinstance(value[0], str) != isinstance(value[1], str) or value[0] == value[1]:
+        raise ValueError(f"{where} must be two distinct strings or numbers; got "
+                         f"{shown(value)}.")
+    return tuple(value)
+
+
+def _prediction(value, where, classes):
+    """``value`` if it is one of ``classes``, with its JSON type (``true`` is not ``1``)."""
+    if not any(value == c and type(value) is type(c) for c in classes):
+        raise ValueError(f"{where} {shown(value)} is not one of the classes {list(classes)}.")
+    return value
+
+
+def _check_antecedents(rules, where):
+    """Conditions given for every rule or for none; no antecedent twice (a repeated one
+    captures nothing, and no engine writes it), by name or by its set of conditions."""
+    if len({rule.conditions is None for rule in rules}) > 1:
+        raise ValueError(f"{where}.rules: conditions must be given for every rule (mined "
+                         "antecedents) or be null for every rule (CORELS antecedents).")
+    first = {}
+    for k, rule in enumerate(rules):
+        keys = [rule.antecedent] if rule.conditions is None else \
+            [rule.antecedent, frozenset(rule.conditions)]
+        for key in keys:
+            if key in first:
+                raise ValueError(f"{where}.rules[{k}] repeats the antecedent of "
+                                 f"{where}.rules[{first[key]}] ({rule.antecedent!r}); a rule "
+                                 "list uses each antecedent once.")
+            first[key] = k
 
 
 def _counts(value, where):
@@ -219,7 +262,7 @@ def _counts(value, where):
     if not isinstance(value, list) or len(value) != 2 or \
             not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in value):
         raise ValueError(f"{where}: class counts must be two non-negative integers; got "
-                         f"{value!r}.")
+                         f"{shown(value)}.")
     return tuple(value)
 
 
