@@ -3,7 +3,8 @@
 Estimators (scikit-learn conventions): :class:`RuleListClassifier` (certifiably optimal rule
 lists, Angelino et al. 2018), :class:`OptimalRuleBoostingClassifier` and
 :class:`OptimalRuleBoostingRegressor` (optimal rule boosting, Boley et al. 2021); models are
-saved with ``to_json(path)`` and read back with :func:`load_model`.
+saved with ``to_json(path)`` and read back with :func:`load_model`. A fit stopped by a time,
+node or memory limit or by Ctrl-C keeps its best model and warns (:class:`StoppedSearchWarning`).
 
 Functions on prepared data: :func:`optrules.rule_lists.fit_rule_list` (on a
 :class:`~optrules.data.binary_dataset.BinaryDataset`) and
@@ -19,6 +20,7 @@ __version__ = "0.1.0"
 
 from optrules.base import NotFittedError
 from optrules.data.binary_dataset import BinaryDataset
+from optrules.limits import StoppedSearchWarning
 from optrules.model_files import load_model
 from optrules.rule_boosting.estimator import (OptimalRuleBoostingClassifier,
                                               OptimalRuleBoostingRegressor)
@@ -28,4 +30,4 @@ from optrules.rule_lists.fit import fit_rule_list
 
 __all__ = ["RuleListClassifier", "OptimalRuleBoostingClassifier",
            "OptimalRuleBoostingRegressor", "load_model", "NotFittedError", "fit_rule_list",
-           "fit_rule_ensemble", "BinaryDataset"]
+           "fit_rule_ensemble", "BinaryDataset", "StoppedSearchWarning"]

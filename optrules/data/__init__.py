@@ -14,9 +14,10 @@ Examples
 
 from importlib import resources
 
-from optrules.data.table import Features, as_features, read_csv
+from optrules.data.table import Features, MixedColumnWarning, as_features, read_csv
 
-__all__ = ["DATASETS", "bundled_csv", "read_csv", "as_features", "Features"]
+__all__ = ["DATASETS", "bundled_csv", "read_csv", "as_features", "Features",
+           "MixedColumnWarning"]
 
 #: Bundled datasets: name -> file in this package, target column and description.
 DATASETS = {
