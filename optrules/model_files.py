@@ -141,6 +141,6 @@ def load_model(path):
                          f"{sorted(kinds)}.")
     try:
         return kinds[kind]._from_model_content(body)
-    except (KeyError, TypeError, ValueError, ZeroDivisionError, AttributeError) as error:
+    except (KeyError, TypeError, ValueError) as error:
         problem = f"lacks the field {error}" if isinstance(error, KeyError) else str(error)
         raise ValueError(f"{path}: the {kind} model file is invalid: {problem}") from None

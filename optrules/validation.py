@@ -77,7 +77,7 @@ def parse_fraction(name, value, *, low, high, function, low_inclusive=False,
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError(f"{where} must be finite. Got {value!r} instead.")
     try:
-        exact = Fraction(repr(value) if isinstance(value, float) else value)
+        exact = _exact_number(value)
     except (ValueError, ZeroDivisionError) as error:
         raise ValueError(f"{where} must be a number like '0.01' or '1/100'. "
                          f"Got {value!r} instead.") from error
@@ -86,6 +86,21 @@ def parse_fraction(name, value, *, low, high, function, low_inclusive=False,
         interval = _interval_text(low, high, low_inclusive, high_inclusive)
         raise ValueError(f"{where} must be a fraction in {interval}. Got {value!r} instead.")
     return exact
+
+
+#: A decimal exponent in text ("1e-5"), its leading zeros aside.
+_EXPONENT = re.compile(r"[eE][+-]?0*([0-9]+)")
+
+
+def _exact_number(value):
+    """``Fraction`` of a str, an int, a float (through its shortest repr) or a Fraction.
+
+    Text with a decimal exponent of more than 4 digits is refused (ValueError):
+    ``Fraction("1e-999999999")`` would spend minutes building a billion-digit integer.
+    """
+    if isinstance(value, str) and any(len(digits) > 4 for digits in _EXPONENT.findall(value)):
+        raise ValueError(f"the exponent of {shown(value)} is out of range")
+    return Fraction(repr(value) if isinstance(value, float) else value)
 
 
 def fraction_text(value):
@@ -292,7 +307,11 @@ class Real(_Constraint):
         return _is_number(value)
 
     def resolve(self, name, value, owner):
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:
+            raise ValueError(f"{_where(name, owner)} must be {self}. Got an integer beyond the "
+                             "float range instead.") from None
         if not (self.low < value < math.inf):
             raise ValueError(f"{_where(name, owner)} must be {self}. Got {value!r} instead.")
         return value

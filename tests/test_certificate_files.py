@@ -15,7 +15,7 @@ import pytest
 from optrules import rule_lists
 from optrules.cli import main
 from optrules.data.binary_dataset import BinaryDataset
-from optrules.data.corels_files import save_corels
+from optrules.data.corels_files import save_corels, write_label
 from optrules.verify import RuleListInstance, certify_rule_list, load_certificate
 
 CSV_ROWS = 30
@@ -230,7 +230,7 @@ def test_a_certificate_made_in_python_loads_but_has_no_source(tmp_path):
     assert load_certificate(tmp_path / "api.json")["source"] is None
 
 
-# --- optrules verify --recheck ---------------------------------------------------------------------
+# --- optrules verify --recheck ------------------------------------------------------------------
 
 @pytest.mark.parametrize("which", ["certified", "refuted", "limited", "csv", "rule"])
 def test_recheck_reaches_the_same_verdict_on_the_same_data(certificates, capsys, tmp_path,
@@ -250,10 +250,14 @@ def test_recheck_reaches_the_same_verdict_on_the_same_data(certificates, capsys,
         [(c["check"], c["verdict"]) for c in stored["checks"]]
 
 
-def test_recheck_prints_json_and_can_be_rechecked_again(certificates, capsys, tmp_path):
+def test_recheck_prints_the_new_certificate_as_json_and_it_can_be_rechecked(
+        certificates, capsys, tmp_path):
     path, data, _ = certificates["certified"]
-    status, out, _ = verify(["--recheck", path, *data, "--json"], capsys)
-    assert status == 0 and json.loads(out)["verdict"] == "certified"
+    again = tmp_path / "again.json"
+    status, out, _ = verify(["--recheck", path, *data, "--json", "--certificate", again],
+                            capsys)
+    assert status == 0 and json.loads(out) == load_certificate(again)
+    assert verify(["--recheck", again, *data], capsys)[0] == 0
 
 
 def test_recheck_refutes_a_consistent_forgery(certificates, capsys):
@@ -271,11 +275,11 @@ def test_recheck_refutes_a_consistent_forgery(certificates, capsys):
 
 def test_recheck_refuses_other_data(certificates, capsys, tmp_path):
     path, (out, label), _ = certificates["certified"]
-    data, _, _ = corels_case(tmp_path / "..")
+    (tmp_path / "fresh").mkdir()
+    data, _, _ = corels_case(tmp_path / "fresh")
     flipped = tmp_path / "flipped.label"
     labels = data.label_bits().copy()
     labels[3] = not labels[3]
-    from optrules.data.corels_files import write_label
     write_label(flipped, data.target, data.classes, labels)
     status, stdout, error = verify(["--recheck", path, out, flipped], capsys)
     assert status == 2 and stdout == ""

@@ -189,6 +189,6 @@ def test_target_with_three_classes_is_named(tmp_path, capsys):
     path = tmp_path / "t.csv"
     path.write_text("a,y\nx,1\nz,2\nx,3\n", encoding="utf-8")
     assert main(["rulelist", "--csv", str(path), "--target", "y", "--lam", "0.1"]) == 2
-    assert _error_line(capsys) == (PREFIX + "Only binary classification is supported. "
-                                   "RuleListClassifier needs exactly 2 classes in y; "
+    assert _error_line(capsys) == (PREFIX + f"{path}: Only binary classification is supported. "
+                                   "The target column 'y' needs exactly 2 classes in y; "
                                    "y has 3 classes: [1, 2, 3].")

@@ -342,6 +342,11 @@ RULE_LIST_FORGERIES = [
     (lambda b: b["feature_categories"].update(flag=["True", "True"]),
      "feature_categories must be null or list the distinct categories"),
     (lambda b: b.update(params=None), "'params' must name exactly the parameters"),
+    (lambda b: b["params"].update(lam="1e-999999999"),   # would take minutes to expand
+     "The 'lam' parameter of RuleListClassifier must be a number like '0.01' or '1/100'"),
+    (lambda b: b["params"].update(time_limit=10 ** 400),
+     "The 'time_limit' parameter of RuleListClassifier must be a positive finite number. Got "
+     "an integer beyond the float range instead."),
 ]
 
 

@@ -6,6 +6,7 @@ import time
 from fractions import Fraction
 from pathlib import Path
 
+from optrules.base import binary_classes
 from optrules.data.corels_files import load_corels
 from optrules.data.table import read_csv
 from optrules.rule_lists.estimator import RuleListClassifier
@@ -14,7 +15,8 @@ from optrules.validation import parse_fraction
 
 __all__ = ["positive_int", "positive_float", "memory_megabytes", "add_limit_arguments",
            "remaining_time", "add_rulelist_arguments", "rule_list_estimator",
-           "load_rule_list_problem", "check_output_paths", "OUTPUT_OPTIONS"]
+           "load_rule_list_problem", "read_two_class_csv", "check_output_paths",
+           "OUTPUT_OPTIONS"]
 
 #: Options naming a file the command writes; each is checked writable before any work.
 OUTPUT_OPTIONS = ("save_model", "certificate", "output")
@@ -141,11 +143,23 @@ def load_rule_list_problem(args, parser):
     if from_csv:
         if args.target is None:
             parser.error("--csv needs --target COL")
-        features, y = read_csv(args.csv, args.target)
+        features, y = read_two_class_csv(args.csv, args.target)
         return features, y, None
     if args.corels_out is None or args.corels_label is None:
         parser.error("CORELS input needs both --corels-out and --corels-label")
     return None, None, load_corels(args.corels_out, args.corels_label, args.corels_minor)
+
+
+def read_two_class_csv(path, target):
+    """``read_csv(path, target)`` for a two-class target; a target of one class, three or
+    continuous values is a ValueError naming the file and the column (the estimator would
+    name only ``y``)."""
+    features, y = read_csv(path, target)
+    try:
+        binary_classes(y, len(y), f"The target column {target!r}")
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
+    return features, y
 
 
 def check_output_paths(args):

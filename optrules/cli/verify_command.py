@@ -12,7 +12,6 @@ import numpy as np
 
 from optrules.data.corels_files import load_corels
 from optrules.data.propositions import make_propositions
-from optrules.data.table import read_csv
 from optrules.rule_boosting.fit import ENGINES as BOOST_ENGINES
 from optrules.rule_boosting.fit import fit_rule
 from optrules.rule_boosting.gradient_problem import GradientProblem
@@ -27,7 +26,7 @@ from optrules.verify.certify import (RULE_CHECKS, RULE_LIST_CHECKS, certify_rule
 from optrules.verify.instances import RuleInstance, RuleListInstance
 
 from .arguments import (add_rulelist_arguments, load_rule_list_problem, positive_float,
-                        positive_int, rule_list_estimator)
+                        positive_int, read_two_class_csv, rule_list_estimator)
 from .boost_command import read_boosting_data
 
 __all__ = ["add_parser"]
@@ -290,7 +289,7 @@ def _same_instance(path, stored, instance, data):
 
 def _recheck_rule_list(path, stored, source, data, lam, args):
     if source["data"] == "csv":
-        (features, y), dataset = read_csv(data[0], source["target"]), None
+        (features, y), dataset = read_two_class_csv(data[0], source["target"]), None
     else:
         features = y = None
         dataset = load_corels(*data)
