@@ -114,13 +114,16 @@ def optimal_rule(problem, config):
     problem : GradientProblem
     config : optrules.rule_boosting.fit.BaseLearnerConfig
         ``alpha`` (Fraction in (0, 1]), ``max_depth`` (None or int), ``bound_pruning`` and
-        ``equivalence_pruning`` switches, ``max_nodes``, ``time_limit``.
+        ``equivalence_pruning`` switches, ``max_nodes`` and the ``budget``
+        (:class:`optrules.limits.Budget`: time, memory cap, interrupts), asked once per node.
 
     Returns
     -------
     RuleSearchResult
         obj(q*) = max obj when ``status`` is "optimal" (α = 1); obj(q*) >= α·max obj when it
-        is "approximate" (α < 1); with "limit", obj(q*) >= ``guarantee``·max obj.
+        is "approximate" (α < 1); when a limit stopped the search, ``status`` says which
+        ("node-limit" or a key of :data:`optrules.limits.STOP_STATUSES`) and
+        obj(q*) >= ``guarantee``·max obj.
 
     Notes
     -----
@@ -151,12 +154,11 @@ def optimal_rule(problem, config):
     def worth(bound):                                     # the bound test of line 9, with α
         return not config.bound_pruning or bound is None or best < alpha * bound
 
-    finished = True
+    stop = None                                               # the stop status, if any
     while boundary:                                           # line 6
-        if (config.max_nodes is not None and statistics["nodes"] >= config.max_nodes) or (
-                config.time_limit is not None
-                and time.perf_counter() - start >= config.time_limit):
-            finished = False
+        stop = "node-limit" if config.max_nodes is not None and \
+            statistics["nodes"] >= config.max_nodes else config.budget.stop_reason()
+        if stop is not None:
             break
         negative_bound, _, query, extent, augmentations = heapq.heappop(boundary)  # line 7
         if not worth(-negative_bound):
@@ -201,9 +203,10 @@ def optimal_rule(problem, config):
             else:                                             # line 16
                 heapq.heappush(boundary, (-b, next(sequence), query + (a,), child_extent,
                                           children))
-    upper = best / alpha if finished else max(
+    # §3.2 end: a stopped search is bounded by its open boundary as well
+    upper = best / alpha if stop is None else max(
         [best / alpha] + [-entry[0] for entry in boundary])
-    status = "limit" if not finished else "optimal" if alpha == 1 else "approximate"
+    status = stop or ("optimal" if alpha == 1 else "approximate")
     shortest = shortest_equivalent_query(data, best_extent, best_query)   # line 17
     return _result(problem, data, shortest, best_extent, best, upper, status, statistics,
                    time.perf_counter() - start)
@@ -230,14 +233,19 @@ def greedy_rule(problem, config):
 
     Ties go to the lowest proposition index; the result is then shortened like Algorithm 1's.
     It proves nothing: its status is "heuristic" and it has no upper bound. ``max_depth`` is
-    honoured; ``alpha``, ``max_nodes`` and ``time_limit`` do not apply.
+    honoured and the ``budget`` is asked before each round (a stop keeps the query so far, with
+    the stop status); ``alpha`` and ``max_nodes`` do not apply.
     """
     start = time.perf_counter()
     data = _RankedData(problem)
     query, extent = (), (1 << problem.n_samples) - 1
     value = data.objective(extent)
     statistics = dict.fromkeys(("nodes", "evaluations") + _PRUNE_KINDS, 0)
+    stop = None
     while config.max_depth is None or len(query) < config.max_depth:
+        stop = config.budget.stop_reason()
+        if stop is not None:
+            break
         statistics["nodes"] += 1
         step = None
         for a, proposition in enumerate(data.extents):
@@ -251,8 +259,8 @@ def greedy_rule(problem, config):
             break
         query, extent = tuple(sorted(query + (step,))), extent & data.extents[step]
     shortest = shortest_equivalent_query(data, extent, query)
-    return _result(problem, data, shortest, extent, value, None, "heuristic", statistics,
-                   time.perf_counter() - start)
+    return _result(problem, data, shortest, extent, value, None, stop or "heuristic",
+                   statistics, time.perf_counter() - start)
 
 
 def _result(problem, data, query, extent, scaled_objective, scaled_upper, status, statistics,

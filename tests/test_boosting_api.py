@@ -1,6 +1,7 @@
 """Boosting loop, ensembles (printing, prediction, JSON) and the ``optrules boost`` command."""
 
 import json
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -47,7 +48,8 @@ def test_intercept_rule_comes_first_and_is_not_counted():
     X, y = noisy_parity(50, d=2, seed=4)
     ensemble = fit_rule_ensemble(X, y, n_rules=2, lam=2, intercept=True, thresholds="quantile:3")
     assert len(ensemble.rules) == 3 and ensemble.rules[0].conditions == ()
-    assert str(ensemble).splitlines()[0].endswith(" if true")
+    assert str(ensemble).splitlines()[0].split("   [")[0].rstrip().endswith(" if true")
+    assert str(ensemble).splitlines()[0].endswith("   [optimal]")     # eq. 2.2 is exact
 
 
 def test_each_boosted_rule_is_optimal_for_its_round():
@@ -139,7 +141,9 @@ def test_boost_cli_prints_one_line_per_rule(parity_csv, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert status == 0 and len(lines) == 3
     assert all(line[0] in "+-" and " if " in line for line in lines[:2])
-    assert "greedy search, training accuracy" in lines[2]
+    assert all(line.endswith("   [heuristic]") for line in lines[:2])     # greedy proves nothing
+    assert "2 of 2 rules, boosting complete" in lines[2]
+    assert "greedy base learner, training accuracy" in lines[2]
 
 
 def test_boost_cli_regression_target_must_be_numeric(parity_csv, capsys):
@@ -172,3 +176,137 @@ def test_boost_model_file_predicts_through_the_cli(parity_csv, capsys, tmp_path)
     features, _ = read_csv(path, "y")
     assert [line.split(",")[0] for line in lines[1:]] == \
         [str(p) for p in estimator.predict(features)]
+
+
+# --- statuses, limits and the ensemble status ------------------------------------------------
+
+def test_each_printed_rule_shows_its_status_and_guarantee():
+    """[optimal]; [approximate, obj >= α x optimum]; [heuristic]; a stopped search shows its
+    stop status and its proven guarantee, rounded down."""
+    X, y = noisy_parity(80, d=2, seed=6)
+    for options, tag in (({}, "[optimal]"),
+                         ({"apx": "1/2"}, "[approximate, obj >= 0.5 x optimum]"),
+                         ({"search": "greedy"}, "[heuristic]")):
+        ensemble = fit_rule_ensemble(X, y, n_rules=2, lam=2, thresholds="quantile:4", **options)
+        assert all(line.endswith(tag) for line in str(ensemble).splitlines()), (options, tag)
+    stopped = fit_rule_ensemble(X, y, n_rules=2, lam=2, thresholds="quantile:4", max_nodes=1)
+    rule = stopped.rules[0]
+    assert rule.statistics["status"] == "node-limit" and rule.statistics["guarantee"] < 1
+    shown = str(rule).split("   [node-limit, obj >= ")[1]
+    assert shown.endswith(" x optimum]")
+    printed = float(shown.split()[0])               # 4 significant digits, never more
+    assert rule.statistics["guarantee"] - 1e-4 < printed <= rule.statistics["guarantee"]
+    assert stopped.status == "complete"           # a per-rule limit does not stop boosting
+    assert len({len(line.split("   [")[0]) for line in str(stopped).splitlines()}) == 1  # aligned
+
+
+def test_printed_guarantees_are_rounded_down():
+    from optrules.rule_boosting.model import BoostedRule
+    for guarantee, shown in ((0.99999, "0.9999"), (0.3, "0.3"), (1 / 3, "0.3333"),
+                             (2 / 3, "0.6666"), (1e-7, "1E-7")):
+        rule = BoostedRule((), 1.0, Fraction(1), 3, {"status": "time-limit",
+                                                      "guarantee": guarantee})
+        assert str(rule) == f"+1.0000 if true   [time-limit, obj >= {shown} x optimum]"
+    rule = BoostedRule((), 1.0, Fraction(1), 3, {"status": "interrupted", "step_halvings": 2})
+    assert str(rule).endswith("[interrupted, no guarantee, step halved 2x]")
+
+
+def test_the_memory_cap_stops_boosting_with_the_round_best_rule_and_its_guarantee():
+    """A cap below this process's size stops the first search at its first node: the round
+    keeps its best rule (⊤) with its proven guarantee, and boosting stops there."""
+    X, y = noisy_parity(60, d=2, seed=2)
+    ensemble = fit_rule_ensemble(X, y, n_rules=4, lam=2, thresholds="quantile:4", max_memory=1)
+    assert ensemble.status == "memory-limit" and len(ensemble.rules) == 1
+    rule = ensemble.rules[0]
+    assert rule.statistics["status"] == "memory-limit" and rule.conditions == ()
+    full = fit_rule_ensemble(X, y, n_rules=1, lam=2, thresholds="quantile:4", max_memory=None)
+    optimum = full.rules[0].objective
+    assert rule.objective <= optimum <= rule.statistics["upper_bound"] * (1 + 1e-12)
+    assert rule.statistics["guarantee"] * float(optimum) <= float(rule.objective) * (1 + 1e-12)
+    assert str(ensemble).splitlines()[-1] == \
+        "boosting stopped after 1 rule(s): the memory cap was reached (status memory-limit)"
+
+
+def test_a_signal_stops_boosting_after_the_round_under_way():
+    """The first SIGINT asks the search to stop; the round keeps its rule, boosting ends with
+    status "interrupted" (here the signal comes between rounds: both searches finished)."""
+    import os
+    import signal
+
+    def interrupt_after_the_second_rule(t, rule):
+        if t == 1:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    X, y = noisy_parity(60, d=2, seed=2)
+    ensemble = fit_rule_ensemble(X, y, n_rules=5, lam=2, thresholds="quantile:4",
+                                 progress=interrupt_after_the_second_rule)
+    assert ensemble.status == "interrupted" and len(ensemble.rules) == 2
+    assert [r.statistics["status"] for r in ensemble.rules] == ["optimal", "optimal"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler      # restored
+
+
+def test_the_total_time_limit_covers_the_whole_ensemble(monkeypatch):
+    """time_limit is the whole ensemble's; here a fake clock jumps past it after rule 1."""
+    import optrules.limits as limits
+    clock = {"now": 0.0}
+    monkeypatch.setattr(limits.time, "perf_counter", lambda: clock["now"])
+
+    def an_hour_passes(t, rule):
+        clock["now"] += 3600.0
+
+    X, y = noisy_parity(60, d=2, seed=2)
+    ensemble = fit_rule_ensemble(X, y, n_rules=3, lam=2, thresholds="quantile:4",
+                                 time_limit=60, progress=an_hour_passes)
+    assert ensemble.status == "time-limit" and len(ensemble.rules) == 1
+    assert ensemble.rules[0].statistics["status"] == "optimal"
+
+
+def test_the_rule_time_limit_is_per_rule_and_boosting_goes_on():
+    X, y = noisy_parity(60, d=2, seed=2)
+    ensemble = fit_rule_ensemble(X, y, n_rules=3, lam=2, thresholds="quantile:4",
+                                 rule_time_limit=1e-9, time_limit=600)
+    assert ensemble.status == "complete" and len(ensemble.rules) == 3
+    assert {r.statistics["status"] for r in ensemble.rules} == {"time-limit"}
+    assert all(0 <= r.statistics["guarantee"] <= 1 for r in ensemble.rules)
+
+
+def test_a_stopped_estimator_keeps_its_rules_warns_and_saves_its_status(tmp_path):
+    from optrules import OptimalRuleBoostingClassifier
+    from optrules.limits import StoppedSearchWarning
+    X, y = noisy_parity(60, d=2, seed=2)
+    model = OptimalRuleBoostingClassifier(4, thresholds="quantile:4", max_memory=1)
+    with pytest.warns(StoppedSearchWarning, match=r"memory cap was reached \(status "
+                                                  r"'memory-limit'\).*1 of 4 rules"):
+        model.fit(X, y)
+    assert model.ensemble_.status == "memory-limit" and len(model.rules_) == 1
+    assert model.predict(X).shape == (60,)
+    model.to_json(tmp_path / "m.json")
+    loaded = load_model(tmp_path / "m.json")
+    assert loaded.ensemble_.status == "memory-limit" and str(loaded) == str(model)
+
+
+def test_boost_cli_reports_the_stop_in_text_and_json(parity_csv, capsys, tmp_path):
+    path, _, _ = parity_csv
+    model = tmp_path / "model.json"
+    arguments = ["boost", "--csv", str(path), "--target", "y", "--rules", "3", "--quiet",
+                 "--thresholds", "quantile:4", "--max-memory", "1"]
+    assert main(arguments + ["--save-model", str(model)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "[memory-limit, obj >= " in lines[0] and " x optimum]" in lines[0]
+    assert lines[1] == ("boosting stopped after 1 rule(s): the memory cap was reached "
+                        "(status memory-limit)")
+    assert lines[2].startswith("1 of 3 rules, boosting memory-limit, logistic loss")
+    assert load_model(model).ensemble_.status == "memory-limit"
+    assert main(arguments + ["--json"]) == 0
+    output = json.loads(capsys.readouterr().out)
+    assert output["status"] == "memory-limit" and len(output["rules"]) == 1
+    assert output["rules"][0]["statistics"]["status"] == "memory-limit"
+
+
+@pytest.mark.parametrize("option, value", [("--time-limit", "0"), ("--rule-time-limit", "-1"),
+                                           ("--max-memory", "0")])
+def test_boost_cli_limits_are_validated(parity_csv, capsys, option, value):
+    path, _, _ = parity_csv
+    with pytest.raises(SystemExit) as exit_:
+        main(["boost", "--csv", str(path), "--target", "y", option, value])
+    assert exit_.value.code == 2 and option in capsys.readouterr().err

@@ -217,7 +217,7 @@ def test_empty_proposition_sets_give_trivial_models():
     assert rule_list.n_antecedents_ == 0 and str(rule_list.rule_list_) == "always 1"
     booster = OptimalRuleBoostingClassifier(2).fit(X, y)
     assert [rule["conditions"] for rule in booster.rules_] == [[], []]
-    assert str(booster).splitlines()[0].endswith(" if true")
+    assert str(booster).splitlines()[0].endswith(" if true   [optimal]")
 
 
 # --- rule lists: mining at λ, probabilities, certification ------------------------------

@@ -11,7 +11,8 @@ import numpy as np
 from hypothesis import given, strategies as st
 
 from optrules.data import bitset
-from optrules.rule_boosting.fit import ENGINES, fit_rule, fit_rule_ensemble
+from optrules.limits import Budget
+from optrules.rule_boosting.fit import ENGINES, BaseLearnerConfig, fit_rule, fit_rule_ensemble
 from optrules.rule_boosting.gradient_problem import GradientProblem
 from optrules.data.synthetic import noisy_parity
 from optrules.verify.instances import RuleInstance
@@ -151,7 +152,49 @@ class BaseLearnerTests:
         result = self.learn(problem, max_nodes=1)
         self.check_rule(extents, g, h, lam, result)
         assert result.objective <= optimum <= result.upper_bound
-        assert result.status in ("optimal", "limit")
+        assert result.status in ("optimal", "node-limit"), self.engine
+
+    def engine_call(self, search, problem, budget):
+        """The engine's base learner run directly with a budget (as boosting runs it)."""
+        module = importlib.import_module(ENGINES[self.engine])
+        return getattr(module, f"{search}_rule")(problem, BaseLearnerConfig(budget=budget))
+
+    @given(gradient_instances(max_props=10, max_rows=40, numbers="int"), st.integers(0, 6),
+           st.sampled_from(["time-limit", "memory-limit", "interrupted"]))
+    def test_a_budget_stop_keeps_the_best_rule_with_a_valid_guarantee(self, instance, nodes,
+                                                                      reason):
+        """The budget is asked once per node; when it says stop after ``nodes`` nodes, the
+        search returns its best rule, the budget's reason as status, and a true guarantee."""
+        extents, names, g, h, lam = instance
+        problem = GradientProblem.from_values(extents, names, g, h, lam)
+        optimum, _ = optimal_rule(RuleInstance.from_values(extents, g, h, lam))
+        counter = StopAfter(10 ** 9, reason)
+        self.engine_call("optimal", problem, counter)
+        questions = 10 ** 9 - counter.calls             # one per boundary pop
+        result = self.engine_call("optimal", problem, StopAfter(nodes, reason))
+        self.check_rule(extents, g, h, lam, result)
+        assert result.objective <= optimum <= result.upper_bound, self.engine
+        assert result.guarantee * optimum <= result.objective, self.engine
+        if nodes < questions:
+            assert result.status == reason, self.engine
+        else:        # the search ended before the budget said stop: nothing was cut short
+            assert result.status == "optimal" and result.objective == optimum, self.engine
+        greedy = self.engine_call("greedy", problem, StopAfter(nodes, reason))
+        self.check_rule(extents, g, h, lam, greedy)
+        assert greedy.upper_bound is None and greedy.status in (reason, "heuristic")
+
+    def test_real_budgets_stop_at_the_first_node(self):
+        """Each real stop: an expired deadline, a memory cap below this process's size."""
+        rng = np.random.default_rng(1)
+        problem = GradientProblem.from_values(rng.random((6, 30)) < 0.5,
+                                              [f"p{j}" for j in range(6)],
+                                              rng.normal(size=30), np.ones(30), 1)
+        for budget, reason in ((Budget(time_limit=0), "time-limit"),
+                               (Budget(max_memory=1e-3), "memory-limit"),
+                               (Budget(time_limit=60).within(0), "time-limit")):
+            result = self.engine_call("optimal", problem, budget)
+            assert result.status == reason and result.statistics["nodes"] == 0, self.engine
+            assert result.query == () and result.upper_bound >= result.objective
 
     def test_deterministic(self):
         rng = np.random.default_rng(5)
@@ -174,6 +217,19 @@ class BaseLearnerTests:
 
 class TestReferenceBaseLearner(BaseLearnerTests):
     engine = "reference"
+
+
+class StopAfter(Budget):
+    """A budget that answers ``reason`` from its ``calls``-th question on (a deterministic
+    stand-in for a deadline, a memory cap or a signal)."""
+
+    def __init__(self, calls, reason):
+        super().__init__()
+        self.calls, self.reason = calls, reason
+
+    def stop_reason(self):
+        self.calls -= 1
+        return self.reason if self.calls < 0 else None
 
 
 def best_subset_value(g, h, lam, members):

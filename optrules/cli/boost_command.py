@@ -3,8 +3,6 @@
 import json
 import math
 
-import numpy as np
-
 from optrules.data.table import read_csv
 from optrules.rule_boosting.estimator import (OptimalRuleBoostingClassifier,
                                               OptimalRuleBoostingRegressor)
@@ -12,7 +10,7 @@ from optrules.rule_boosting.fit import ENGINES, SEARCHES
 from optrules.rule_boosting.losses import LOSSES
 from optrules.validation import parse_fraction
 
-from .arguments import positive_float, positive_int
+from .arguments import add_limit_arguments, positive_float, positive_int, remaining_time
 
 __all__ = ["add_parser", "read_boosting_data"]
 
@@ -22,7 +20,8 @@ def add_parser(commands):
         "boost", help="gradient boosting of optimal (or greedy) rules",
         description="Boost an additive ensemble of conjunctive rules, each the exact optimum "
                     "of its round's gradient objective (Boley et al. 2021).",
-        epilog="example: optrules boost --csv data.csv --target y --rules 5 --lam 2")
+        epilog="example: optrules boost --csv data.csv --target y --rules 5 --lam 2 "
+               "--time-limit 600")
     data = parser.add_argument_group("data")
     data.add_argument("--csv", metavar="FILE", required=True, help="table with a header row")
     data.add_argument("--target", metavar="COL", required=True,
@@ -43,8 +42,14 @@ def add_parser(commands):
     search.add_argument("--apx", default="1", metavar="α",
                         help="approximation factor in (0, 1] (default 1: optimal)")
     search.add_argument("--engine", choices=sorted(ENGINES), default="reference")
-    search.add_argument("--max-nodes", type=positive_int, metavar="N", help="per rule")
-    search.add_argument("--time-limit", type=positive_float, metavar="SEC", help="per rule")
+    search.add_argument("--max-nodes", type=positive_int, metavar="N",
+                        help="stop each rule's search after N nodes with its best rule and its "
+                             "proven guarantee (boosting goes on)")
+    search.add_argument("--rule-time-limit", type=positive_float, metavar="SEC",
+                        help="likewise after SEC seconds of each rule's search")
+    add_limit_arguments(search, "stop boosting after SEC seconds of the whole command (reading "
+                                "included): the rule under way keeps its best so far and its "
+                                "guarantee, and no further rule is searched")
     output = parser.add_argument_group("output")
     output.add_argument("--json", action="store_true", help="print one JSON object")
     output.add_argument("--save-model", metavar="FILE", help="write the model as JSON")
@@ -78,22 +83,25 @@ def run(args, parser):
     estimator = estimator_class(
         args.rules, lam=lam, loss=args.loss, search=args.search,
         thresholds=args.thresholds, max_depth=args.max_depth, apx=apx,
-        intercept=args.intercept, max_nodes=args.max_nodes, time_limit=args.time_limit,
+        intercept=args.intercept, max_nodes=args.max_nodes, time_limit=remaining_time(args),
+        rule_time_limit=args.rule_time_limit, max_memory=args.max_memory,
         engine=args.engine, verbose=0 if args.quiet else 1).fit(features, y)
     if args.save_model:
         estimator.to_json(args.save_model)
     ensemble = estimator.ensemble_
     if args.loss == "logistic":
-        metric, value = "training_accuracy", estimator.score(features, y)
+        metric, value, start = "training_accuracy", estimator.score(features, y), ""
     else:
+        target = ensemble.loss.prepare_target(y)
         metric = "training_loss"
-        value = float(np.mean(ensemble.loss.loss(ensemble.loss.prepare_target(y),
-                                                 ensemble.decision_function(features))))
+        value = ensemble.loss.mean_loss(target, ensemble.decision_function(features))
+        start = f" (base score alone {ensemble.loss.mean_loss(target, ensemble.base_score):.4f})"
     if args.json:
         print(json.dumps(dict(ensemble.to_dict(), **{metric: value}), indent=2))
     else:
         print(estimator)
-        print(f"{len(ensemble.rules)} rules, {args.loss} loss, lambda {args.lam}, "
-              f"{args.search} search, {metric.replace('_', ' ')} {value:.4f}, "
-              f"{ensemble.seconds:.2f} s")
+        asked = args.rules + args.intercept
+        print(f"{len(ensemble.rules)} of {asked} rules, boosting {ensemble.status}, "
+              f"{args.loss} loss, lambda {args.lam}, {args.search} base learner, "
+              f"{metric.replace('_', ' ')} {value:.4f}{start}, {ensemble.seconds:.2f} s")
     return 0

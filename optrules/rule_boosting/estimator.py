@@ -6,6 +6,7 @@ from dataclasses import replace
 import numpy as np
 
 from optrules.base import RuleEstimator, binary_classes, regression_target
+from optrules.limits import Budget, interruptible, memory_cap, warn_if_stopped
 from optrules.rule_boosting.fit import ENGINES, ENSEMBLE_CONSTRAINTS, fit_rule_ensemble
 from optrules.rule_boosting.model import RuleEnsemble
 from optrules.validation import Boolean, Integer, Options
@@ -34,20 +35,34 @@ _SHARED_DOC = """
         Approximation factor α: each rule is within α of the best (status "approximate").
     intercept : bool, default False
         Start with a rule whose query is empty (not counted in ``n_rules``).
-    max_nodes, time_limit : int / float or None, default None
-        Per-rule search limits; a limited rule keeps its proven guarantee (status "limit").
+    max_nodes, rule_time_limit : int / float or None, default None
+        Per-rule search limits (nodes, seconds): a stopped search keeps its best rule with its
+        proven guarantee (status "node-limit" or "time-limit"), and boosting goes on.
+    time_limit : float or None, default None
+        Seconds for the whole fit (propositions included). When it runs out, the round under
+        way keeps its best rule and boosting stops with fewer rules: ``ensemble_.status`` is
+        "time-limit" and a warning says so.
+    max_memory : float, "auto" or None, default "auto"
+        Cap on this process's resident memory in MB, likewise ("memory-limit"); "auto" is half
+        of the physical (or container) memory, None is no cap.
     engine : {"reference"}, default "reference"
     verbose : int, default 0
         If > 0, print each rule on stderr as it is found.
+
+    A first Ctrl-C (SIGINT) or SIGTERM during ``fit`` stops boosting likewise (status
+    "interrupted", the rules so far kept, with a warning); a second one aborts at once
+    (KeyboardInterrupt).
 """
 
 _SHARED_ATTRIBUTES = """
     ensemble_ : RuleEnsemble
-        The learned rules; ``str(estimator)`` prints one line per rule.
+        The learned rules; ``str(estimator)`` prints one line per rule with its search status
+        and guarantee. ``ensemble_.status`` is "complete", or the stop status that ended
+        boosting early; ``ensemble_.base_score`` is the constant f_0 the scores start from.
     rules_ : list of dict
         The rules as plain data: ``conditions`` (``[feature, operator, value]`` triples),
         ``weight``, exact ``objective`` (``"p/q"``), ``coverage`` and search ``statistics``
-        (``status``, ``guarantee``, node counts).
+        (``status``, ``guarantee``, node counts, ``step_halvings``).
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when ``X`` had string column names.
@@ -66,7 +81,8 @@ class _RuleBoosting(RuleEstimator):
 
     def __init__(self, n_rules=10, *, lam=2, loss=None, search="optimal",
                  thresholds="quantile:10", max_depth=None, apx=1, intercept=False,
-                 max_nodes=None, time_limit=None, engine="reference", verbose=0):
+                 max_nodes=None, time_limit=None, rule_time_limit=None, max_memory="auto",
+                 engine="reference", verbose=0):
         self.n_rules = n_rules
         self.lam = lam
         self.loss = loss
@@ -77,6 +93,8 @@ class _RuleBoosting(RuleEstimator):
         self.intercept = intercept
         self.max_nodes = max_nodes
         self.time_limit = time_limit
+        self.rule_time_limit = rule_time_limit
+        self.max_memory = max_memory
         self.engine = engine
         self.verbose = verbose
 
@@ -84,26 +102,33 @@ class _RuleBoosting(RuleEstimator):
     def _parameter_constraints(self):
         constraints = {name: ENSEMBLE_CONSTRAINTS[name] for name in (
             "n_rules", "lam", "search", "thresholds", "max_depth", "apx", "intercept",
-            "max_nodes", "time_limit")}
+            "max_nodes", "time_limit", "rule_time_limit", "max_memory")}
         return dict(constraints, loss=[Options(self._losses)], engine=[Options(ENGINES)],
                     verbose=[Integer(0), Boolean()])
 
     def _boost(self, X, y):
-        """Validate, then boost on the target encoded by the subclass's loss."""
+        """Validate, then boost on the target encoded by the subclass's loss, within the
+        whole fit's budget; a stopped fit keeps its rules so far and warns."""
         params = self._validated_params()
-        features = self._training_features(X)
-        target, classes = self._target(y, features.n_samples)
-        progress = _print_rule if params["verbose"] else None
-        ensemble = fit_rule_ensemble(
-            features, target, loss=params["loss"], n_rules=params["n_rules"],
-            lam=params["lam"], search=params["search"], thresholds=params["thresholds"],
-            max_depth=params["max_depth"], apx=params["apx"], engine=params["engine"],
-            intercept=params["intercept"], max_nodes=params["max_nodes"],
-            time_limit=params["time_limit"], progress=progress)
+        with interruptible():
+            budget = Budget(params["time_limit"], memory_cap(params["max_memory"]))
+            features = self._training_features(X)
+            target, classes = self._target(y, features.n_samples)
+            progress = _print_rule if params["verbose"] else None
+            ensemble = fit_rule_ensemble(
+                features, target, loss=params["loss"], n_rules=params["n_rules"],
+                lam=params["lam"], search=params["search"], thresholds=params["thresholds"],
+                max_depth=params["max_depth"], apx=params["apx"], engine=params["engine"],
+                intercept=params["intercept"], max_nodes=params["max_nodes"],
+                rule_time_limit=params["rule_time_limit"], max_memory=None, budget=budget,
+                progress=progress)
         if classes is not None:          # the loss saw booleans; keep the real class values
             ensemble = replace(ensemble, classes=classes)
         self._restore(ensemble)
         self._remember_features(X, features)
+        warn_if_stopped(type(self).__name__, ensemble.status,
+                        f"{len(ensemble.rules)} of {params['n_rules'] + params['intercept']} "
+                        "rules")
         return self
 
     def _scores(self, X):
@@ -112,7 +137,7 @@ class _RuleBoosting(RuleEstimator):
         return self.ensemble_.decision_function(features)
 
     def _model_text(self):
-        return str(self.ensemble_) if self.ensemble_.rules else "(no rules)"
+        return str(self.ensemble_)
 
     def _model_content(self):
         return dict(self._common_content(), model=self.ensemble_.to_dict())
@@ -159,8 +184,8 @@ class OptimalRuleBoostingClassifier(_RuleBoosting):
     >>> model = OptimalRuleBoostingClassifier(n_rules=2, lam=1, thresholds="all").fit(
     ...     X, ["no", "no", "yes", "yes"])
     >>> print(model)
-    -0.6667 if x0<=1.5
-    +0.6667 if x0>1.5
+    -0.6667 if x0<=1.5   [optimal]
+    +0.6667 if x0>1.5    [optimal]
     >>> model.predict([[0.5], [2.5]]).tolist()
     ['no', 'yes']
     """
@@ -170,11 +195,13 @@ class OptimalRuleBoostingClassifier(_RuleBoosting):
 
     def __init__(self, n_rules=10, *, lam=2, loss="logistic", search="optimal",
                  thresholds="quantile:10", max_depth=None, apx=1, intercept=False,
-                 max_nodes=None, time_limit=None, engine="reference", verbose=0):
+                 max_nodes=None, time_limit=None, rule_time_limit=None, max_memory="auto",
+                 engine="reference", verbose=0):
         super().__init__(n_rules, lam=lam, loss=loss, search=search, thresholds=thresholds,
                          max_depth=max_depth, apx=apx, intercept=intercept,
-                         max_nodes=max_nodes, time_limit=time_limit, engine=engine,
-                         verbose=verbose)
+                         max_nodes=max_nodes, time_limit=time_limit,
+                         rule_time_limit=rule_time_limit, max_memory=max_memory,
+                         engine=engine, verbose=verbose)
 
     def fit(self, X, y):
         """Boost ``n_rules`` rules on features ``X`` for a two-class target ``y``."""
@@ -211,9 +238,9 @@ class OptimalRuleBoostingClassifier(_RuleBoosting):
 class OptimalRuleBoostingRegressor(_RuleBoosting):
     __doc__ = """Optimal rule boosting for a real-valued target (squared or Poisson loss).
     """ + _SHARED_DOC + """    loss : {"squared", "poisson"}, default "squared"
-        Poisson takes counts and predicts exp(f(x)). Each weight is one Newton step (eq. 2.2)
-        from the current scores, starting at f = 0 (a rate of 1): for large counts the first
-        steps overshoot unless ``lam`` is large (a clear error when the scores diverge).
+        Poisson takes counts (not all 0) and predicts exp(f(x)), starting from the base score
+        f_0 = log(mean y). Each weight is a Newton step (eq. 2.2), halved while it would
+        increase the training loss.
 
     Attributes
     ----------""" + _SHARED_ATTRIBUTES + """
@@ -228,7 +255,7 @@ class OptimalRuleBoostingRegressor(_RuleBoosting):
     >>> model = OptimalRuleBoostingRegressor(n_rules=1, lam=0, thresholds="all").fit(
     ...     X, [0.0, 0.0, 2.0, 2.0])
     >>> print(model)
-    +2.0000 if x0>1.5
+    +2.0000 if x0>1.5   [optimal]
     >>> model.predict([[3.0]]).tolist()
     [2.0]
     """
@@ -238,11 +265,13 @@ class OptimalRuleBoostingRegressor(_RuleBoosting):
 
     def __init__(self, n_rules=10, *, lam=2, loss="squared", search="optimal",
                  thresholds="quantile:10", max_depth=None, apx=1, intercept=False,
-                 max_nodes=None, time_limit=None, engine="reference", verbose=0):
+                 max_nodes=None, time_limit=None, rule_time_limit=None, max_memory="auto",
+                 engine="reference", verbose=0):
         super().__init__(n_rules, lam=lam, loss=loss, search=search, thresholds=thresholds,
                          max_depth=max_depth, apx=apx, intercept=intercept,
-                         max_nodes=max_nodes, time_limit=time_limit, engine=engine,
-                         verbose=verbose)
+                         max_nodes=max_nodes, time_limit=time_limit,
+                         rule_time_limit=rule_time_limit, max_memory=max_memory,
+                         engine=engine, verbose=verbose)
 
     def fit(self, X, y):
         """Boost ``n_rules`` rules on features ``X`` for a numeric target ``y``."""

@@ -1,21 +1,25 @@
 """Gradient rule boosting with an optimal or greedy base learner (public entry point).
 
-Boley et al. (2021), §2.3: start from f_0 = 0; in round t compute the gradient statistics
-g_i, h_i of the loss at f_{t-1}, let the base learner choose the query q_t maximising eq. 2.3,
-and add the rule w_t q_t with w_t from eq. 2.2. With ``intercept=True`` a first rule with the
-empty query ⊤ (weight by eq. 2.2) is added before the k searched rules and not counted in k.
+Boley et al. (2021), §2.3: start from a constant score f_0; in round t compute the gradient
+statistics g_i, h_i of the loss at f_{t-1}, let the base learner choose the query q_t maximising
+eq. 2.3, and add the rule w_t q_t with w_t from eq. 2.2. f_0 = 0 as in the paper, except for the
+Poisson loss, which starts from log(mean y) (``Loss.initial_score``). Each step is made safe:
+w_t is halved while adding w_t q_t would increase the training loss. With ``intercept=True`` a
+first rule with the empty query ⊤ (weight by eq. 2.2) is added before the k searched rules and
+not counted in k. ``specs/rule-boosting.md`` §12 states the loop.
 """
 
 import importlib
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 import numpy as np
 
 from optrules.data import bitset
 from optrules.data.propositions import PropositionSet, make_propositions
+from optrules.limits import Budget, interruptible, memory_cap
 from optrules.rule_boosting.gradient_problem import GradientProblem
 from optrules.rule_boosting.losses import get_loss
 from optrules.rule_boosting.model import BoostedRule, RuleEnsemble, RuleSearchResult
@@ -32,14 +36,15 @@ SEARCHES = {"optimal": "optimal_rule", "greedy": "greedy_rule"}
 
 @dataclass(frozen=True)
 class BaseLearnerConfig:
-    """Validated base-learner options."""
+    """Validated base-learner options; ``budget`` (time, memory cap, interrupts) is asked once
+    per search node."""
 
     alpha: Fraction = Fraction(1)
     max_depth: int | None = None
     bound_pruning: bool = True
     equivalence_pruning: bool = True
     max_nodes: int | None = None
-    time_limit: float | None = None
+    budget: Budget = field(default_factory=Budget)
 
 
 #: Parameters of one base-learner run (fit_rule) and what each may be.
@@ -52,12 +57,14 @@ BASE_LEARNER_CONSTRAINTS = {
     "equivalence_pruning": [Boolean()],
     "max_nodes": [Integer(1), None],
     "time_limit": [Real(), None],
+    "max_memory": [Real(), None, Options(("auto",))],
 }
 
 #: Parameters of fit_rule_ensemble (besides the data and the loss) and what each may be.
 ENSEMBLE_CONSTRAINTS = dict(
-    {name: BASE_LEARNER_CONSTRAINTS[name]
-     for name in ("search", "engine", "apx", "max_depth", "max_nodes", "time_limit")},
+    {name: BASE_LEARNER_CONSTRAINTS[name] for name in (
+        "search", "engine", "apx", "max_depth", "max_nodes", "time_limit", "max_memory")},
+    rule_time_limit=[Real(), None],
     n_rules=[Integer(1)],
     lam=[ExactFraction(0, math.inf, low_inclusive=True)],
     thresholds=[Thresholds()],
@@ -65,11 +72,10 @@ ENSEMBLE_CONSTRAINTS = dict(
     progress=[Callable(), None])
 
 
-def _config(given):
+def _config(given, budget):
     return BaseLearnerConfig(given["apx"], given["max_depth"],
                              given.get("bound_pruning", True),
-                             given.get("equivalence_pruning", True), given["max_nodes"],
-                             given["time_limit"])
+                             given.get("equivalence_pruning", True), given["max_nodes"], budget)
 
 
 def _learner(given):
@@ -77,15 +83,29 @@ def _learner(given):
 
 
 def fit_rule(problem, *, search="optimal", engine="reference", apx=1, max_depth=None,
-             bound_pruning=True, equivalence_pruning=True, max_nodes=None, time_limit=None):
+             bound_pruning=True, equivalence_pruning=True, max_nodes=None, time_limit=None,
+             max_memory="auto"):
     """Run one base learner on a :class:`GradientProblem` (one boosting round).
+
+    ``max_nodes``, ``time_limit`` (seconds) and ``max_memory`` (MB of resident memory; "auto"
+    is half of the physical or container memory, None no cap) stop the search with its best
+    query so far; so does a first SIGINT/SIGTERM (a second one aborts).
 
     Returns
     -------
     RuleSearchResult
         For ``search="optimal"``: with status "optimal", obj(q) = max obj over all
         conjunctions (of at most ``max_depth`` propositions when given); with "approximate"
-        (``apx`` < 1), obj(q) >= apx · max obj; with "limit", obj(q) >= guarantee · max obj.
+        (``apx`` < 1), obj(q) >= apx · max obj; when stopped ("node-limit", "time-limit",
+        "memory-limit", "interrupted"), obj(q) >= guarantee · max obj.
+
+    Examples
+    --------
+    >>> problem = GradientProblem.from_values([[1, 1, 0, 0]], ["p0"], [-1, -1, 1, 1],
+    ...                                       [1, 1, 1, 1], 1)
+    >>> result = fit_rule(problem)
+    >>> result.conditions, result.weight, result.status
+    (('p0',), Fraction(2, 3), 'optimal')
     """
     if not isinstance(problem, GradientProblem):
         raise TypeError(f"The 'problem' parameter of fit_rule must be a GradientProblem. "
@@ -93,13 +113,17 @@ def fit_rule(problem, *, search="optimal", engine="reference", apx=1, max_depth=
     given = validate_params(BASE_LEARNER_CONSTRAINTS, {
         "search": search, "engine": engine, "apx": apx, "max_depth": max_depth,
         "bound_pruning": bound_pruning, "equivalence_pruning": equivalence_pruning,
-        "max_nodes": max_nodes, "time_limit": time_limit}, "fit_rule")
-    return _learner(given)(problem, _config(given))
+        "max_nodes": max_nodes, "time_limit": time_limit, "max_memory": max_memory},
+        "fit_rule")
+    with interruptible():
+        budget = Budget(given["time_limit"], memory_cap(given["max_memory"]))
+        return _learner(given)(problem, _config(given, budget))
 
 
 def fit_rule_ensemble(X, y, *, loss="logistic", n_rules=10, lam=2, search="optimal",
                       thresholds="quantile:10", max_depth=None, apx=1, engine="reference",
                       intercept=False, positive=None, max_nodes=None, time_limit=None,
+                      rule_time_limit=None, max_memory="auto", budget=None,
                       feature_names=None, progress=None):
     """Boost an additive ensemble of ``n_rules`` conjunctive rules.
 
@@ -108,7 +132,7 @@ def fit_rule_ensemble(X, y, *, loss="logistic", n_rules=10, lam=2, search="optim
     X : ndarray (n, d), DataFrame or dict of columns
         Numeric and categorical features; missing values satisfy no proposition.
     y : array-like (n,)
-        Target: any two classes (logistic), reals (squared) or counts (poisson).
+        Target: any two classes (logistic), reals (squared) or counts, not all 0 (poisson).
     loss : {"logistic", "squared", "poisson"} or Loss, default "logistic"
     n_rules : int, default 10
     lam : number or str, default 2
@@ -125,8 +149,19 @@ def fit_rule_ensemble(X, y, *, loss="logistic", n_rules=10, lam=2, search="optim
         Add a first rule with the empty query (not counted in ``n_rules``).
     positive : optional
         Positive class for the logistic loss.
-    max_nodes, time_limit : optional
-        Per-rule search limits; a limited rule reports its guarantee in its statistics.
+    max_nodes, rule_time_limit : optional
+        Per-rule search limits (nodes, seconds): a stopped search keeps its best rule, which
+        reports its status and guarantee in its statistics, and boosting goes on.
+    time_limit : float, optional
+        Seconds for the whole ensemble, propositions included. When it runs out, the round
+        under way keeps its best rule (status "time-limit", with its proven guarantee) and
+        boosting stops: the ensemble has fewer rules and ``status`` "time-limit".
+    max_memory : float, "auto" or None, default "auto"
+        Cap on this process's resident memory in MB, likewise ("memory-limit"); "auto" is half
+        of the physical (or container) memory, None is no cap. A first SIGINT/SIGTERM likewise
+        stops boosting ("interrupted"); a second one aborts (KeyboardInterrupt).
+    budget : optrules.limits.Budget, optional
+        An enclosing budget (an estimator's whole fit) that also stops boosting.
     feature_names : sequence of str, optional
     progress : callable, optional
         Called as ``progress(t, rule)`` after each rule.
@@ -134,6 +169,15 @@ def fit_rule_ensemble(X, y, *, loss="logistic", n_rules=10, lam=2, search="optim
     Returns
     -------
     RuleEnsemble
+        Its ``status`` is "complete" when all rounds ran.
+
+    Notes
+    -----
+    Boosting starts from f_0 = ``loss.initial_score(y)``: 0 (as in [1]) except log(mean y) for
+    the Poisson loss. After the base learner's rule, its weight w (eq. 2.2) is halved while
+    the step would increase the training loss Σ l(y_i, f_i), so the training loss never
+    increases from one rule to the next; the rule's ``statistics["step_halvings"]`` counts the
+    halvings. The query and its objective (eq. 2.3) do not change, only the step length.
 
     References
     ----------
@@ -146,46 +190,84 @@ def fit_rule_ensemble(X, y, *, loss="logistic", n_rules=10, lam=2, search="optim
     >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
     >>> ensemble = fit_rule_ensemble(X, [0, 0, 1, 1], n_rules=1, lam=1, thresholds="all")
     >>> print(ensemble)      # x0<=1.5 ties with x0>1.5; the lower proposition index wins
-    -0.6667 if x0<=1.5
+    -0.6667 if x0<=1.5   [optimal]
+    >>> ensemble.status
+    'complete'
     """
     start = time.perf_counter()
     loss_ = get_loss(loss, positive)
     given = validate_params(ENSEMBLE_CONSTRAINTS, {
         "search": search, "engine": engine, "apx": apx, "max_depth": max_depth,
-        "max_nodes": max_nodes, "time_limit": time_limit, "n_rules": n_rules, "lam": lam,
-        "thresholds": thresholds, "intercept": intercept, "progress": progress},
-        "fit_rule_ensemble")
-    learner, config, lam_ = _learner(given), _config(given), given["lam"]
-    propositions = X if isinstance(X, PropositionSet) else make_propositions(
-        X, thresholds, feature_names)
-    target = loss_.prepare_target(y)
-    if target.shape != (propositions.n_samples,):
-        raise ValueError(f"y has {target.size} values but X has {propositions.n_samples} rows.")
-    scores = np.zeros(propositions.n_samples)
+        "max_nodes": max_nodes, "time_limit": time_limit, "rule_time_limit": rule_time_limit,
+        "max_memory": max_memory, "n_rules": n_rules, "lam": lam, "thresholds": thresholds,
+        "intercept": intercept, "progress": progress}, "fit_rule_ensemble")
+    if budget is not None and not isinstance(budget, Budget):
+        raise TypeError(f"The 'budget' parameter of fit_rule_ensemble must be an "
+                        f"optrules.limits.Budget or None. Got {type(budget).__name__} instead.")
+    with interruptible():
+        total = Budget(given["time_limit"], memory_cap(given["max_memory"]), parent=budget)
+        propositions = X if isinstance(X, PropositionSet) else make_propositions(
+            X, thresholds, feature_names)
+        target = loss_.prepare_target(y)
+        if target.shape != (propositions.n_samples,):
+            raise ValueError(f"y has {target.size} values but X has {propositions.n_samples} "
+                             "rows.")
+        base_score = loss_.initial_score(target)
+        rules, status = _boost(propositions, target, loss_, base_score, given, total)
+    classes = getattr(loss_, "classes", None)
+    return RuleEnsemble(tuple(rules), loss_, given["lam"], search,
+                        None if classes is None else tuple(classes),
+                        time.perf_counter() - start, base_score, status)
+
+
+def _boost(propositions, target, loss, base_score, given, total):
+    """The boosting rounds (§2.3) within the budget ``total``: (rules, ensemble status)."""
+    learner, lam = _learner(given), given["lam"]
+    scores = np.full(target.size, base_score)
+    current = loss.mean_loss(target, scores)
     rules = []
     for t in range(given["n_rules"] + given["intercept"]):
         with np.errstate(over="ignore", invalid="ignore"):   # checked just below
-            g, h = loss_.gradients(target, scores)
+            g, h = loss.gradients(target, scores)
+        # Safe steps keep the built-in losses' scores finite; a custom loss may still diverge.
         if not (np.isfinite(g).all() and np.isfinite(h).all()):
-            raise ValueError(f"the scores diverged after {t} rule(s): the {loss_.name} loss's "
-                             f"gradients are no longer finite. Raise lam (now {lam_}) or rescale "
+            raise ValueError(f"the scores diverged after {t} rule(s): the {loss.name} loss's "
+                             f"gradients are no longer finite. Raise lam (now {lam}) or rescale "
                              "the target.")
         problem = GradientProblem.from_values(propositions.extents, propositions.names, g, h,
-                                              lam_)
+                                              lam)
         if given["intercept"] and t == 0:
             result = _intercept(problem)
-        else:
-            result = learner(problem, config)
-        rule = _boosted_rule(propositions, result)
+        else:       # the round's own budget: rule_time_limit within the ensemble's
+            round_budget = total.within(given["rule_time_limit"])
+            result = learner(problem, _config(given, round_budget))
+        held = bitset.unpack(bitset.from_int(result.extent, target.size), target.size)
+        weight, halvings, current = _safe_step(loss, target, scores, held,
+                                               _float(result.weight, "weight"), current)
+        scores = scores + weight * held
+        rule = _boosted_rule(propositions, result, weight, halvings)
         rules.append(rule)
-        scores += rule.weight * bitset.unpack(bitset.from_int(result.extent, target.size),
-                                              target.size)
-        if progress is not None:
-            progress(t, rule)
-    classes = getattr(loss_, "classes", None)
-    return RuleEnsemble(tuple(rules), loss_, lam_, search,
-                        None if classes is None else tuple(classes),
-                        time.perf_counter() - start)
+        if given["progress"] is not None:
+            given["progress"](t, rule)
+        stop = total.stop_reason()      # the round's best rule is kept, then boosting ends
+        if stop is not None:
+            return rules, stop
+    return rules, "complete"
+
+
+def _safe_step(loss, target, scores, held, weight, current):
+    """Backtracking on the Newton weight w of eq. 2.2: the first of w, w/2, w/4, ... whose step
+    does not increase the mean training loss ``current``. Returns (weight, halvings, new loss).
+
+    A convex loss decreases along -G for small enough steps, and w = 0 changes nothing, so the
+    halving ends (after at most ~1075 halvings, when w underflows to 0)."""
+    halvings = 0
+    while True:
+        after = loss.mean_loss(target, scores + weight * held)
+        if after <= current or weight == 0:
+            return weight, halvings, after
+        weight /= 2
+        halvings += 1
 
 
 def _intercept(problem):
@@ -203,12 +285,12 @@ def _float(value, what):
                          "target or raise lam.") from None
 
 
-def _boosted_rule(propositions, result):
-    statistics = dict(result.statistics, status=result.status, seconds=round(result.seconds, 6))
+def _boosted_rule(propositions, result, weight, halvings):
+    statistics = dict(result.statistics, status=result.status, seconds=round(result.seconds, 6),
+                      step_halvings=halvings)
     if result.upper_bound is not None:
         statistics["upper_bound"] = _float(result.upper_bound, "upper bound")
         statistics["bound_gap"] = _float(result.bound_gap, "bound gap")
         statistics["guarantee"] = float(result.guarantee)
-    return BoostedRule(tuple(propositions.propositions[j] for j in result.query),
-                       _float(result.weight, "weight"), result.objective, result.coverage,
-                       statistics)
+    return BoostedRule(tuple(propositions.propositions[j] for j in result.query), weight,
+                       result.objective, result.coverage, statistics)

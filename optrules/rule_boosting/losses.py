@@ -4,13 +4,19 @@ A loss is any object with
 
 * ``name`` (str),
 * ``prepare_target(y)`` -> float array the other methods take (validates and encodes labels),
-* ``loss(y, f)`` -> per-sample loss l(y_i, f_i) (twice differentiable and convex in f),
+* ``loss(y, f)`` -> per-sample loss l(y_i, f_i) (twice differentiable and convex in f), and
+  ``mean_loss(y, f)``, their mean (the training loss that boosting's safe steps never increase),
 * ``gradients(y, f)`` -> ``(g, h)``, the first and second derivatives of l in f at f_i, with
   h > 0 (Thm 3.1 needs strictly positive h; λ > 0 also keeps weights finite),
-* ``transform(f)`` -> the prediction scale (identity, probability, mean count).
+* ``transform(f)`` -> the prediction scale (identity, probability, mean count),
+* ``initial_score(y)`` -> f_0, the constant score boosting starts from: 0 as in Boley et al.
+  (2021, §2.3), except for the Poisson loss (not in the paper), which starts from its
+  loss-optimal constant log(mean y) (``specs/rule-boosting.md`` §12 says why).
 
 Subclass :class:`Loss` and override ``loss`` and ``gradients`` for a new loss.
 """
+
+import math
 
 import numpy as np
 from scipy.special import expit
@@ -34,11 +40,22 @@ class Loss:
     def loss(self, y, f):
         raise NotImplementedError
 
+    def mean_loss(self, y, f):
+        """The mean of ``loss(y, f)``: inf if a term is not finite (a step that overshoots),
+        else Σ l_i/n correctly rounded (``math.fsum``, independent of the order of terms)."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            values = self.loss(y, f) / np.size(y)
+        return math.fsum(values) if np.isfinite(values).all() else math.inf
+
     def gradients(self, y, f):
         raise NotImplementedError
 
     def transform(self, f):
         return f
+
+    def initial_score(self, y):
+        """f_0 = 0 (Boley et al. 2021, §2.3), for the prepared target ``y``."""
+        return 0.0
 
 
 class SquaredLoss(Loss):
@@ -96,7 +113,18 @@ class LogisticLoss(Loss):
 
 
 class PoissonLoss(Loss):
-    """l(y, f) = exp(f) - y f (log link, counts y >= 0); g = exp(f) - y, h = exp(f)."""
+    """l(y, f) = exp(f) - y f (log link, counts y >= 0); g = exp(f) - y, h = exp(f).
+
+    Boosting starts from f_0 = log(mean y), the constant minimising the loss. All-zero counts
+    are refused: their loss-optimal rate is 0, i.e. f = -inf, which no finite score reaches.
+
+    Examples
+    --------
+    >>> loss = PoissonLoss()
+    >>> y = loss.prepare_target([1, 2, 3, 6])
+    >>> loss.initial_score(y) == float(np.log(3.0))
+    True
+    """
 
     name = "poisson"
 
@@ -104,6 +132,9 @@ class PoissonLoss(Loss):
         y = super().prepare_target(y)
         if (y < 0).any():
             raise ValueError("the poisson loss needs non-negative targets (counts).")
+        if not (y > 0).any():
+            raise ValueError("the poisson loss needs at least one positive count: for "
+                             "all-zero targets the best rate is 0, a log rate of -inf.")
         return y
 
     def loss(self, y, f):
@@ -115,6 +146,10 @@ class PoissonLoss(Loss):
 
     def transform(self, f):
         return np.exp(f)
+
+    def initial_score(self, y):
+        """f_0 = log(mean y), the loss-optimal constant (d/df Σ(e^f - y f) = 0)."""
+        return float(np.log(np.sum(y / y.size)))     # Σ(y/n) <= max y: no overflow
 
 
 LOSSES = {"squared": SquaredLoss, "logistic": LogisticLoss, "poisson": PoissonLoss}

@@ -2,12 +2,14 @@
 
 import math
 from dataclasses import dataclass, field
+from decimal import ROUND_FLOOR, Context
 from fractions import Fraction
 
 import numpy as np
 
 from optrules.data.propositions import Proposition
 from optrules.data.table import as_features
+from optrules.limits import STOP_STATUSES
 from optrules.rule_boosting.losses import LOSSES, get_loss
 from optrules.validation import fraction_from_text, fraction_text
 
@@ -34,11 +36,12 @@ class RuleSearchResult:
         I(q) as a Python-int bitset over samples.
     upper_bound : Fraction or None
         Proven upper bound on max obj (None for the greedy learner, which proves nothing).
-    status : {"optimal", "approximate", "limit", "heuristic"}
+    status : {"optimal", "approximate", "heuristic"} or a stop status
         "optimal": proven optimal; "approximate": proven within the approximation factor α < 1
-        (obj(q) >= α·max obj, ``guarantee`` = α); "limit": a node or time limit stopped the
-        search (``guarantee`` still holds); "heuristic": the greedy learner, which proves
-        nothing.
+        (obj(q) >= α·max obj, ``guarantee`` = α); "heuristic": the greedy learner, which proves
+        nothing. Otherwise the search stopped early, and the status says why: "node-limit" or a
+        key of :data:`optrules.limits.STOP_STATUSES` ("time-limit", "memory-limit",
+        "interrupted"); ``guarantee`` still holds (None for the greedy learner).
     statistics : dict
         ``nodes``, ``evaluations`` and prunes by kind (``bound_immediate``,
         ``bound_propagated``, ``equivalence_immediate``, ``equivalence_propagated``).
@@ -84,8 +87,17 @@ class BoostedRule:
     coverage : int
         Training samples the rule covers.
     statistics : dict
-        Search status (``optimal``, ``approximate``, ``limit`` or ``heuristic``), guarantee,
-        bound gap and counters.
+        Search ``status`` (see :attr:`RuleSearchResult.status`), ``guarantee``, ``upper_bound``
+        and ``bound_gap`` when proven, node counters, ``seconds``, and ``step_halvings``: how
+        often the weight of eq. 2.2 was halved so that the step does not increase the training
+        loss (``specs/rule-boosting.md`` §12).
+
+    Examples
+    --------
+    >>> rule = BoostedRule((Proposition("a", ">", 1.5),), 1.75, Fraction(1, 3), 10,
+    ...                    {"status": "time-limit", "guarantee": 0.8333})
+    >>> print(rule)
+    +1.7500 if a>1.5   [time-limit, obj >= 0.8333 x optimum]
     """
 
     conditions: tuple
@@ -95,8 +107,26 @@ class BoostedRule:
     statistics: dict = field(default_factory=dict)
 
     def __str__(self):
+        return f"{self._formula()}   [{self.tag()}]"
+
+    def _formula(self):
         body = " & ".join(sorted(p.name for p in self.conditions)) or "true"
         return f"{self.weight:+.4f} if {body}"
+
+    def tag(self):
+        """The search's status and what it proves: ``optimal``, ``heuristic`` (greedy), or the
+        status with the proven guarantee, rounded down (``time-limit, obj >= 0.83 x optimum``),
+        and a note when the step was shortened."""
+        status = self.statistics.get("status")
+        parts = [str(status)]
+        if status not in ("optimal", "heuristic"):
+            guarantee = self.statistics.get("guarantee")
+            parts.append("no guarantee" if guarantee is None else
+                         f"obj >= {_rounded_down(guarantee)} x optimum")
+        halvings = self.statistics.get("step_halvings", 0)
+        if halvings:
+            parts.append(f"step halved {halvings}x")
+        return ", ".join(parts)
 
     def to_dict(self):
         return {"conditions": [p.to_json() for p in self.conditions],
@@ -127,12 +157,25 @@ class BoostedRule:
                    dict(statistics))
 
 
+#: Four significant digits, rounded down: a printed guarantee never claims more than is proven.
+_DOWN = Context(prec=4, rounding=ROUND_FLOOR)
+
+
+def _rounded_down(value):
+    # from the float's shortest decimal, so that a guarantee α = 0.3 prints as 0.3, not 0.2999
+    return str(_DOWN.create_decimal(repr(float(value))).normalize(_DOWN))
+
+
 @dataclass(frozen=True)
 class RuleEnsemble:
-    """An additive rule ensemble f(x) = Σ_k w_k q_k(x) (Boley et al. 2021, §2.2).
+    """An additive rule ensemble f(x) = f_0 + Σ_k w_k q_k(x) (Boley et al. 2021, §2.2).
 
     ``classes`` is ``(negative, positive)`` for the logistic loss (a positive score predicts
-    the positive class) and None otherwise.
+    the positive class) and None otherwise. ``base_score`` is the constant f_0 boosting started
+    from (0, or log of the mean count for the Poisson loss). ``status`` is "complete" when every
+    round ran, else the stop status (:data:`optrules.limits.STOP_STATUSES`) that ended
+    boosting early: the total time limit, the memory cap or a signal; the rules found until then
+    are kept, the last one with its own search status.
     """
 
     rules: tuple
@@ -141,14 +184,28 @@ class RuleEnsemble:
     search: str
     classes: tuple | None = None
     seconds: float = 0.0
+    base_score: float = 0.0
+    status: str = "complete"
 
     def __str__(self):
-        return "\n".join(str(rule) for rule in self.rules)
+        """One line per rule with its search status, tags aligned; the base score first when
+        it is not 0, a last line when boosting stopped early."""
+        width = max((len(rule._formula()) for rule in self.rules), default=0)
+        lines = [f"{rule._formula():<{width}}   [{rule.tag()}]" for rule in self.rules]
+        if self.base_score:
+            lines.insert(0, f"{self.base_score:+.4f} base score (f_0, the best constant for the "
+                            f"{self.loss.name} loss)")
+        if not self.rules:
+            lines.append("(no rules)")
+        if self.status != "complete":
+            lines.append(f"boosting stopped after {len(self.rules)} rule(s): "
+                         f"{STOP_STATUSES[self.status]} (status {self.status})")
+        return "\n".join(lines)
 
     def decision_function(self, data):
         """Scores f(x) for feature data (Features, array, DataFrame or dict of columns)."""
         features = as_features(data)
-        scores = np.zeros(features.n_samples)
+        scores = np.full(features.n_samples, self.base_score)
         for rule in self.rules:
             held = np.ones(features.n_samples, dtype=bool)
             for proposition in rule.conditions:
@@ -176,8 +233,8 @@ class RuleEnsemble:
         return {"loss": self.loss.name,
                 "classes": None if self.classes is None else list(self.classes),
                 "lambda": fraction_text(self.lam), "search": self.search,
-                "seconds": round(self.seconds, 6),
-                "rules": [rule.to_dict() for rule in self.rules]}
+                "seconds": round(self.seconds, 6), "base_score": self.base_score,
+                "status": self.status, "rules": [rule.to_dict() for rule in self.rules]}
 
     @classmethod
     def from_dict(cls, data):
@@ -198,10 +255,17 @@ class RuleEnsemble:
             rules = data["rules"]
             if not isinstance(rules, list):
                 raise ValueError("'rules' must be a list.")
+            base_score = data["base_score"]
+            if isinstance(base_score, bool) or not isinstance(base_score, (int, float)) or \
+                    not math.isfinite(base_score):
+                raise ValueError("'base_score' must be a finite number.")
+            if data["status"] not in ("complete", *STOP_STATUSES):
+                raise ValueError(f"unknown ensemble status {data['status']!r}.")
             return cls(tuple(BoostedRule.from_dict(rule, k) for k, rule in enumerate(rules)),
                        get_loss(data["loss"]), fraction_from_text(data["lambda"], "'lambda'"),
                        str(data["search"]),
-                       None if classes is None else tuple(classes), float(data["seconds"]))
+                       None if classes is None else tuple(classes), float(data["seconds"]),
+                       float(base_score), data["status"])
         except KeyError as error:
             raise ValueError(f"the rule ensemble lacks the field {error}.") from None
         except TypeError as error:
