@@ -1,6 +1,7 @@
 """RuleListClassifier: certifiably optimal rule lists as a scikit-learn-style estimator."""
 
 import re
+import time
 import warnings
 from fractions import Fraction
 
@@ -189,7 +190,8 @@ class RuleListClassifier(RuleEstimator):
                 dataset = self._mine(features, classes, labels, target, params, budget)
             except Stopped as stop:
                 result, n_antecedents = unsearched_result(
-                    labels, params["lam"], stop.status, classes=classes, target=target), 0
+                    labels, params["lam"], stop.status, classes=classes, target=target,
+                    seconds=time.perf_counter() - budget.start), 0
             else:
                 result = self._search(dataset, params, budget)
                 n_antecedents = dataset.n_antecedents
