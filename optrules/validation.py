@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["parse_fraction", "fraction_text", "fraction_from_text", "read_json", "json_object",
-           "json_number", "field_path", "shown", "parse_thresholds",
+           "json_number", "shown", "parse_thresholds",
            "validate_params", "ExactFraction", "Integer",
            "Real", "Options", "Subset", "Boolean", "Callable", "Thresholds"]
 
@@ -211,11 +211,6 @@ def read_json(path, what):
                          "which is no character).") from None
     except ValueError as error:        # from the three number hooks above
         raise ValueError(f"{path}: the {what} holds {error}.") from None
-
-
-def field_path(where, name):
-    """The path of field ``name`` inside the object at path ``where`` ("" for the document)."""
-    return f"{where}.{name}" if where else name
 
 
 def json_object(value, where, fields, optional=()):
