@@ -117,6 +117,12 @@ def test_candidate_count_is_the_number_of_conjunctions_mined():
     assert count_candidates([3, 2, 6], 3) == data.n_antecedents
 
 
+def test_a_huge_max_cardinality_is_the_number_of_features():
+    data = mine_antecedents({"a": ["x", "y"], "b": ["u", "v"]}, [1, 0], min_support=0,
+                            max_cardinality=10 ** 400)
+    assert data.n_antecedents == count_candidates([2, 2], 10 ** 400) == 8
+
+
 def test_mining_stops_at_a_budget():
     X, y = _random_numeric(n_rows=100, n_columns=30)
     with pytest.raises(Stopped, match="while mining antecedents"):

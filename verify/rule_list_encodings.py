@@ -26,6 +26,7 @@ with core exhaustion and minimisation) minimises the total weight of falsified s
 
 import math
 import multiprocessing
+import signal
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -231,6 +232,10 @@ def solve_maxsat(instance, time_limit=60.0):
 
 def _rc2_optimum(formula, answers):
     """Child process: solve with RC2 and send (model, cost) back."""
+    # The parent handles Ctrl-C and terminates this child; the forked copy of its handlers
+    # would report the stop a second time.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     from pysat.examples.rc2 import RC2Stratified
     # Stratification by weight, core exhaustion, core minimisation and AtMost1 detection are
     # RC2's standard accelerations; on COMPAS (12 antecedents, 300 rows) they cut 40 s to 1 s.

@@ -103,6 +103,9 @@ def count_candidates(items_per_feature, max_cardinality):
     >>> count_candidates([2, 2, 3], 2)       # 7 single items + 2*2 + 2*3 + 2*3 pairs
     23
     """
+    # A conjunction takes at most one item per feature, so sizes beyond the feature count are
+    # empty (and a huge max_cardinality must not allocate a huge list).
+    max_cardinality = min(max_cardinality, len(items_per_feature))
     by_size = [1] + [0] * max_cardinality   # by_size[j]: conjunctions of j items so far
     for count in items_per_feature:
         for j in range(max_cardinality, 0, -1):
@@ -166,6 +169,7 @@ def mine_antecedents(features, labels, *, classes=(0, 1), target="label", max_ca
                              "mine_antecedents")
     min_support_, max_cardinality = given["min_support"], given["max_cardinality"]
     items = feature_items(features, thresholds)
+    max_cardinality = min(max_cardinality, len(items))   # one item per feature at most
     n_candidates = count_candidates([len(column) for column in items], max_cardinality)
     if n_candidates > max_candidates:
         raise ValueError(
