@@ -144,8 +144,8 @@ def test_a_boosting_file_cannot_claim_another_loss(models, tmp_path):
     body["params"]["loss"] = "poisson"
     write_model(path, body.pop("kind"), {k: v for k, v in body.items()
                                          if k not in ("format", "version", "optrules_version")})
-    _refused(path, "the OptimalRuleBoostingRegressor model file is invalid: the model's loss "
-                   "'squared' is not the parameter loss='poisson'")
+    _refused(path, "the OptimalRuleBoostingRegressor model file is invalid: model.loss: the "
+                   "model's loss 'squared' is not the parameter loss='poisson'")
 
 
 def test_unreadable_and_non_json_files(tmp_path):
@@ -185,8 +185,12 @@ def test_forgeries_with_valid_checksums_are_refused_at_load(models, tmp_path, ed
 
 
 @pytest.mark.parametrize("edit, message", [
-    (lambda b: b["model"].update(search=5), "the model's lambda and search are not"),
-    (lambda b: b["model"].update({"lambda": "1/0"}), "'lambda' must be an exact number like"),
+    (lambda b: b["model"].update(search=5), "model.search is 5; the searches are"),
+    (lambda b: b["model"].update(search="greedy"), "model.rules[0].statistics has an upper "
+                                                   "bound, which the greedy search never proves"),
+    (lambda b: b["model"].update({"lambda": "1/0"}), "model.lambda must be an exact number like"),
+    (lambda b: b["model"].update({"lambda": "1/7"}), "model.lambda: the model's lambda '1/7' is "
+                                                     "not the parameter lam=2"),
 ])
 def test_boosting_forgeries_are_refused_at_load(models, tmp_path, edit, message):
     path = _saved(models, tmp_path, which=1)

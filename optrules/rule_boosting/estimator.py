@@ -6,10 +6,11 @@ from dataclasses import replace
 import numpy as np
 
 from optrules.base import RuleEstimator, binary_classes, regression_target
+from optrules.data.table import sorted_classes
 from optrules.limits import Budget, interruptible, memory_cap, warn_if_stopped
 from optrules.rule_boosting.fit import ENGINES, ENSEMBLE_CONSTRAINTS, fit_rule_ensemble
 from optrules.rule_boosting.model import RuleEnsemble
-from optrules.validation import Boolean, Integer, Options
+from optrules.validation import Boolean, Integer, Options, shown
 
 __all__ = ["OptimalRuleBoostingClassifier", "OptimalRuleBoostingRegressor"]
 
@@ -144,18 +145,38 @@ class _RuleBoosting(RuleEstimator):
 
     @classmethod
     def _from_model_content(cls, body):
+        """The estimator a model file describes, every field checked against the others:
+        the ensemble (:meth:`RuleEnsemble.from_dict`) against the parameters (loss, λ,
+        search, number of rules and intercept), the classes in class order, each condition
+        against the feature schema."""
         estimator = cls._unfitted_from_content(body)
-        params = estimator._validated_params()
-        ensemble = RuleEnsemble.from_dict(body["model"])
-        if ensemble.loss.name != params["loss"]:
-            raise ValueError(f"the model's loss {ensemble.loss.name!r} is not the parameter "
-                             f"loss={params['loss']!r}.")
-        if (ensemble.lam, ensemble.search) != (params["lam"], params["search"]):
-            raise ValueError("the model's lambda and search are not the parameters lam="
-                             f"{estimator.lam!r} and search={estimator.search!r}.")
         estimator._restore_common(body)
-        for rule in ensemble.rules:
-            estimator._check_conditions(rule.conditions)
+        params = estimator._validated_params()
+        ensemble = RuleEnsemble.from_dict(body["model"], "model")
+        for field, value, name in (("loss", ensemble.loss.name, "loss"),
+                                   ("lambda", ensemble.lam, "lam"),
+                                   ("search", ensemble.search, "search")):
+            if value != params[name]:
+                raise ValueError(f"model.{field}: the model's {field} {body['model'][field]!r} "
+                                 f"is not the parameter {name}={getattr(estimator, name)!r}.")
+        if ensemble.classes is not None and ensemble.classes != sorted_classes(ensemble.classes):
+            raise ValueError(f"model.classes {list(ensemble.classes)} are not in class order "
+                             "(negative first), as a classifier's are.")
+        asked = params["n_rules"] + params["intercept"]
+        if len(ensemble.rules) > asked or \
+                (ensemble.status == "complete" and len(ensemble.rules) != asked):
+            raise ValueError(f"model.rules has {len(ensemble.rules)} rules, but the parameters "
+                             f"n_rules={shown(params['n_rules'])} and intercept="
+                             f"{params['intercept']} ask for {shown(asked)} and model.status is "
+                             f"{ensemble.status!r}.")
+        for k, rule in enumerate(ensemble.rules):
+            if k == 0 and params["intercept"] and rule.conditions:
+                raise ValueError("model.rules[0].conditions: with intercept=True the first rule "
+                                 "is the intercept, which has no conditions.")
+            try:
+                estimator._check_conditions(rule.conditions)
+            except ValueError as error:
+                raise ValueError(f"model.rules[{k}].conditions: {error}") from None
         estimator._restore(ensemble)
         return estimator
 

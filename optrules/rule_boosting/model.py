@@ -8,12 +8,24 @@ from fractions import Fraction
 import numpy as np
 
 from optrules.data.propositions import Proposition
-from optrules.data.table import as_features
+from optrules.data.table import as_features, sorted_classes
 from optrules.limits import STOP_STATUSES
 from optrules.rule_boosting.losses import LOSSES, get_loss
-from optrules.validation import fraction_from_text, fraction_text
+from optrules.validation import (fraction_from_text, fraction_text, json_number, json_object,
+                                 shown)
 
-__all__ = ["RuleSearchResult", "BoostedRule", "RuleEnsemble"]
+__all__ = ["RuleSearchResult", "BoostedRule", "RuleEnsemble", "RULE_STATUSES"]
+
+#: A boosted rule's search status -> the base learners (``search``) that give it: proven
+#: optimal (also the intercept rule, fitted without search), proven within α, nothing proven
+#: (greedy), or stopped early.
+RULE_STATUSES = dict({"optimal": ("optimal", "greedy"), "approximate": ("optimal",),
+                      "heuristic": ("greedy",), "node-limit": ("optimal",)},
+                     **{status: ("optimal", "greedy") for status in STOP_STATUSES
+                        if status not in ("node-limit", "queue-limit")})
+_COUNTERS = ("evaluations", "bound_immediate", "bound_propagated", "equivalence_immediate",
+             "equivalence_propagated", "depth_limited")
+_BOUNDS = ("upper_bound", "bound_gap", "guarantee")
 
 
 @dataclass(frozen=True)
@@ -136,25 +148,91 @@ class BoostedRule:
                 "statistics": self.statistics}
 
     @classmethod
-    def from_dict(cls, data, k):
-        if not isinstance(data, dict):
-            raise ValueError(f"rule {k} must be a JSON object.")
-        weight = data["weight"]
-        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or \
-                not math.isfinite(weight):
-            raise ValueError(f"rule {k}: the weight must be a finite number.")
-        conditions = data["conditions"]
-        if not isinstance(conditions, list):
-            raise ValueError(f"rule {k}: 'conditions' must be a list.")
-        coverage = data["coverage"]
-        if isinstance(coverage, bool) or not isinstance(coverage, int) or coverage < 0:
-            raise ValueError(f"rule {k}: 'coverage' must be a non-negative integer.")
-        statistics = data["statistics"]
-        if not isinstance(statistics, dict):
-            raise ValueError(f"rule {k}: 'statistics' must be an object.")
-        return cls(tuple(Proposition.from_json(item) for item in conditions), float(weight),
-                   fraction_from_text(data["objective"], f"rule {k}: 'objective'"), coverage,
-                   dict(statistics))
+    def from_dict(cls, data, where="rule", search="optimal"):
+        """Inverse of :meth:`to_dict` for a rule of an ensemble fitted with ``search``, every
+        field checked; ValueError naming the first bad one by its path below ``where``.
+
+        Checked: exactly the fields :meth:`to_dict` writes; conditions well-formed
+        (:meth:`Proposition.from_json`) and distinct; a finite weight; an exact objective >= 0
+        (``"p/q"``) and its float; a coverage >= 0; the statistics (below); and ``text``, which
+        must be the rule's own line, so that a file cannot show one rule and hold another.
+        """
+        json_object(data, where, ("conditions", "text", "weight", "objective",
+                                  "objective_float", "coverage", "statistics"))
+        if not isinstance(data["conditions"], list):
+            raise ValueError(f"{where}.conditions must be a list of conditions; got "
+                             f"{shown(data['conditions'])}.")
+        conditions = tuple(Proposition.from_json(item, f"{where}.conditions[{i}]")
+                           for i, item in enumerate(data["conditions"]))
+        if len(set(conditions)) != len(conditions):
+            raise ValueError(f"{where}.conditions holds a condition twice.")
+        weight = _finite_float(data["weight"], f"{where}.weight")
+        objective = fraction_from_text(data["objective"], f"{where}.objective")
+        if objective < 0:
+            raise ValueError(f"{where}.objective {data['objective']} is negative; eq. 2.3 is "
+                             "a square over a positive number.")
+        as_float = _float_or_none(objective)
+        if as_float is None or data["objective_float"] != as_float:
+            raise ValueError(f"{where}.objective_float {shown(data['objective_float'])} is not "
+                             f"the float of {where}.objective {shown(data['objective'])}.")
+        rule = cls(conditions, weight, objective,
+                   json_number(data["coverage"], f"{where}.coverage", integer=True),
+                   _statistics(data["statistics"], f"{where}.statistics", search, objective))
+        if data["text"] != str(rule):
+            raise ValueError(f"{where}.text {shown(data['text'])} is not the rule that its "
+                             f"conditions, weight and statistics make: {str(rule)!r}.")
+        return rule
+
+
+def _float_or_none(value):
+    """float(value), None when it is beyond the float range."""
+    try:
+        return float(value)
+    except OverflowError:
+        return None
+
+
+def _finite_float(value, where, low=-math.inf):
+    """A JSON number >= ``low`` (``json_number``) within the float range, as a float."""
+    as_float = _float_or_none(json_number(value, where, low=low))
+    if as_float is None:
+        raise ValueError(f"{where} is {shown(value)}, beyond the range of floats.")
+    return as_float
+
+
+def _statistics(value, where, search, objective):
+    """A rule's statistics, checked: the status known and one that ``search`` gives; counters
+    non-negative integers; upper bound, gap and guarantee all three or none (none for the
+    greedy learner and the intercept rule), consistent with the status and ``objective``."""
+    json_object(value, where, ("nodes", "status", "seconds", "step_halvings"),
+                optional=_COUNTERS + _BOUNDS)
+    status = value["status"]
+    if not isinstance(status, str) or search not in RULE_STATUSES.get(status, ()):
+        raise ValueError(f"{where}.status is {shown(status)}; a rule of the {search} search "
+                         f"has one of {[s for s, by in RULE_STATUSES.items() if search in by]}.")
+    for name in ("nodes", "step_halvings") + _COUNTERS:
+        if name in value:
+            json_number(value[name], f"{where}.{name}", integer=True)
+    _finite_float(value["seconds"], f"{where}.seconds", low=0)
+    present = [name for name in _BOUNDS if name in value]
+    if present and len(present) < len(_BOUNDS):
+        raise ValueError(f"{where} has {', '.join(present)} but not all of "
+                         f"{', '.join(_BOUNDS)}.")
+    if not present:
+        if status in ("approximate", "node-limit"):
+            raise ValueError(f"{where} lacks the upper bound its status {status!r} comes with.")
+        return dict(value)
+    if search == "greedy":
+        raise ValueError(f"{where} has an upper bound, which the greedy search never proves.")
+    upper, gap, guarantee = (_finite_float(value[name], f"{where}.{name}", low=0)
+                             for name in _BOUNDS)
+    proven_optimal = guarantee == 1 and gap == 0
+    if upper < float(objective) or not 0 <= guarantee <= 1 or \
+            (upper == 0 and not proven_optimal) or (status == "optimal" and not proven_optimal):
+        raise ValueError(f"{where}: upper_bound {upper}, bound_gap {gap} and guarantee "
+                         f"{guarantee} do not fit the objective {float(objective)} and the "
+                         f"status {status!r}.")
+    return dict(value)
 
 
 #: Four significant digits, rounded down: a printed guarantee never claims more than is proven.
@@ -237,36 +315,64 @@ class RuleEnsemble:
                 "status": self.status, "rules": [rule.to_dict() for rule in self.rules]}
 
     @classmethod
-    def from_dict(cls, data):
-        """Inverse of :meth:`to_dict`; ValueError naming the first bad field."""
-        if not isinstance(data, dict):
-            raise ValueError("a rule ensemble must be a JSON object.")
-        try:
-            if data["loss"] not in LOSSES:
-                raise ValueError(f"unknown loss {data['loss']!r}; expected one of "
-                                 f"{list(LOSSES)}.")
-            classes = data["classes"]
-            if classes is not None and (not isinstance(classes, list) or len(classes) != 2
-                                        or classes[0] == classes[1]):
-                raise ValueError(f"'classes' must be two distinct values or null; got "
-                                 f"{classes!r}.")
-            if (classes is None) == (data["loss"] == "logistic"):
-                raise ValueError("'classes' must be given exactly for the logistic loss.")
-            rules = data["rules"]
-            if not isinstance(rules, list):
-                raise ValueError("'rules' must be a list.")
-            base_score = data["base_score"]
-            if isinstance(base_score, bool) or not isinstance(base_score, (int, float)) or \
-                    not math.isfinite(base_score):
-                raise ValueError("'base_score' must be a finite number.")
-            if data["status"] not in ("complete", *STOP_STATUSES):
-                raise ValueError(f"unknown ensemble status {data['status']!r}.")
-            return cls(tuple(BoostedRule.from_dict(rule, k) for k, rule in enumerate(rules)),
-                       get_loss(data["loss"]), fraction_from_text(data["lambda"], "'lambda'"),
-                       str(data["search"]),
-                       None if classes is None else tuple(classes), float(data["seconds"]),
-                       float(base_score), data["status"])
-        except KeyError as error:
-            raise ValueError(f"the rule ensemble lacks the field {error}.") from None
-        except TypeError as error:
-            raise ValueError(f"the rule ensemble has a mistyped field ({error}).") from None
+    def from_dict(cls, data, where="ensemble"):
+        """Inverse of :meth:`to_dict`, every field checked; ValueError naming the first bad
+        one by its path below ``where`` (``model.rules[2].conditions[0].operator``).
+
+        Checked: exactly the fields :meth:`to_dict` writes; a known loss; ``classes`` two
+        distinct classes of one kind (:func:`~optrules.data.table.sorted_classes`) for the
+        logistic loss and null otherwise; λ an exact fraction >= 0; a known search; the base
+        score finite, and 0 unless the loss is Poisson (§12 of ``specs/rule-boosting.md``); the
+        ensemble status "complete" or a stop status; every rule (:meth:`BoostedRule.from_dict`).
+        A query may occur in several rules: boosting can choose it again in a later round.
+
+        Examples
+        --------
+        >>> RuleEnsemble.from_dict({"loss": "squared", "classes": None, "lambda": "1/0",
+        ...     "search": "optimal", "seconds": 0.1, "base_score": 0.0, "status": "complete",
+        ...     "rules": []}, "model")
+        Traceback (most recent call last):
+        ...
+        ValueError: model.lambda must be an exact number like "1/3"; got '1/0'.
+        """
+        from optrules.rule_boosting.fit import SEARCHES      # fit imports this module
+        json_object(data, where, ("loss", "classes", "lambda", "search", "seconds",
+                                  "base_score", "status", "rules"))
+        loss = data["loss"]
+        if not isinstance(loss, str) or loss not in LOSSES:
+            raise ValueError(f"{where}.loss is {shown(loss)}; the losses are {list(LOSSES)}.")
+        classes = _classes(data["classes"], f"{where}.classes", loss)
+        lam = fraction_from_text(data["lambda"], f"{where}.lambda")
+        if lam < 0:
+            raise ValueError(f"{where}.lambda {data['lambda']} is negative; λ >= 0.")
+        search = data["search"]
+        if not isinstance(search, str) or search not in SEARCHES:
+            raise ValueError(f"{where}.search is {shown(search)}; the searches are "
+                             f"{list(SEARCHES)}.")
+        base_score = _finite_float(data["base_score"], f"{where}.base_score")
+        if base_score != 0 and loss != "poisson":
+            raise ValueError(f"{where}.base_score is {base_score}, but boosting with the {loss} "
+                             "loss starts from 0.")
+        status = data["status"]
+        if not isinstance(status, str) or status not in ("complete", *STOP_STATUSES):
+            raise ValueError(f"{where}.status is {shown(status)}; it is 'complete' or one of "
+                             f"{list(STOP_STATUSES)}.")
+        if not isinstance(data["rules"], list):
+            raise ValueError(f"{where}.rules must be a list; got {shown(data['rules'])}.")
+        rules = tuple(BoostedRule.from_dict(rule, f"{where}.rules[{k}]", search)
+                      for k, rule in enumerate(data["rules"]))
+        return cls(rules, get_loss(loss), lam, search, classes,
+                   _finite_float(data["seconds"], f"{where}.seconds", low=0), base_score, status)
+
+
+def _classes(value, where, loss):
+    """The (negative, positive) classes of the logistic loss, None for the others."""
+    if loss != "logistic":
+        if value is not None:
+            raise ValueError(f"{where} must be null for the {loss} loss; got {shown(value)}.")
+        return None
+    if not isinstance(value, list) or len(value) != 2 or \
+            len(sorted_classes(value, where)) != 2:
+        raise ValueError(f"{where} must be the two distinct classes [negative, positive] of "
+                         f"the logistic loss; got {shown(value)}.")
+    return tuple(value)
