@@ -283,3 +283,37 @@ def test_verify_cli_ctrl_c_stops_the_solvers_and_writes_the_certificate(tmp_path
     assert process.returncode == 130, err
     assert "verdict: undecided" in out and "Traceback" not in err
     assert json.loads(certificate.read_text())["verdict"] == "undecided"
+
+
+def _write_csv(path, X, y):
+    rows = [",".join(f"x{j}" for j in range(X.shape[1])) + ",y"]
+    rows += [",".join(map(repr, row)) + f",{label}" for row, label in zip(X.tolist(), y)]
+    path.write_text("\n".join(rows) + "\n")
+    return str(path)
+
+
+def test_verify_rule_has_the_limits_of_verify_rulelist(tmp_path, capsys):
+    X, y = _random_numeric(n_rows=120, n_columns=6)
+    csv = _write_csv(tmp_path / "d.csv", X, y)
+    certificate = tmp_path / "c.json"
+    status = main(["verify", "rule", "--csv", csv, "--target", "y", "--thresholds",
+                   "quantile:3", "--propositions", "12", "--max-nodes", "2", "--checks",
+                   "oracle,claim", "--certificate", str(certificate)])
+    out = capsys.readouterr().out
+    assert "status node-limit" in out and "[12 propositions, 120 rows]" in out
+    saved = json.loads(certificate.read_text())
+    alpha = Fraction(saved["model"]["alpha"])
+    assert 0 < alpha < 1                       # the proven guarantee is what is certified
+    assert status == 0 and saved["verdict"] == "certified"
+    assert main(["verify", "--recheck", str(certificate), csv]) == 0
+
+
+def test_verify_time_limit_covers_the_solvers(tmp_path, capsys):
+    X, y = _random_numeric(n_rows=120, n_columns=6)
+    csv = _write_csv(tmp_path / "d.csv", X, y)
+    start = time.perf_counter()
+    status = main(["verify", "rule", "--csv", csv, "--target", "y", "--time-limit", "0.001",
+                   "--checks", "claim,dinkelbach"])
+    assert time.perf_counter() - start < 5
+    out = capsys.readouterr().out
+    assert status == 3 and out.count("status TIME LIMIT") == 2

@@ -29,7 +29,7 @@ from .oracle import InstanceTooLarge, optimal_rule, optimal_rule_list
 from .rescore import rescore_rule, rescore_rule_list
 from .rule_encodings import cardinality_optimum, check_claim, dinkelbach_optimum
 from .rule_list_encodings import solve_cpsat, solve_maxsat
-from .stopping import Interrupted, check_interrupt
+from .stopping import Interrupted, OutOfTime, time_for_next_check
 
 __all__ = ["Certificate", "certify_rule_list", "certify_rule", "RULE_LIST_CHECKS",
            "RULE_CHECKS", "load_certificate"]
@@ -278,13 +278,15 @@ def _check_record(name, verdict, optimum, claimed, status, seconds, lower_bound=
                  "optimum": _text(optimum), "seconds": round(seconds, 4)}, **extra)
 
 
-def _interrupted(name):
-    """The entry of a check that a signal stopped (or kept from starting): it proved nothing."""
-    return {"check": name, "verdict": "undecided", "status": "INTERRUPTED"}
+def _not_finished(name, status):
+    """The entry of a check that a signal stopped, or that a signal or the run's time budget
+    kept from starting (status "INTERRUPTED" or "TIME LIMIT"): it proved nothing."""
+    return {"check": name, "verdict": "undecided", "status": status}
 
 
 def certify_rule_list(instance, rule_list, classes, claimed_objective,
-                      checks=RULE_LIST_CHECKS, time_limit=60.0, claimed_lower_bound=None):
+                      checks=RULE_LIST_CHECKS, time_limit=60.0, claimed_lower_bound=None,
+                      budget=None):
     """Certify that ``rule_list`` is an optimal rule list of ``instance`` with that objective.
 
     For a search stopped at a limit pass its ``claimed_lower_bound``: the claim is then only
@@ -300,6 +302,10 @@ def certify_rule_list(instance, rule_list, classes, claimed_objective,
     checks : iterable of {"oracle", "cp-sat", "maxsat"}
     time_limit : float
         Seconds for each solver.
+    claimed_lower_bound : Fraction, optional
+    budget : optrules.limits.Budget, optional
+        The whole run's time: each solver gets at most what is left, and a check with no time
+        left is "undecided" (status "TIME LIMIT") without running.
     """
     claimed = Fraction(claimed_objective)
     rescored = rescore_rule_list(instance, rule_list, classes)
@@ -316,7 +322,7 @@ def certify_rule_list(instance, rule_list, classes, claimed_objective,
     for name in checks:
         if name == "oracle":
             try:
-                check_interrupt()
+                time_for_next_check(time_limit, budget)
                 optimum, _ = optimal_rule_list(instance)
                 certificate.checks.append(_check_record("oracle", "certified", optimum, claimed,
                                                         "ENUMERATED", 0.0, claimed_lower_bound))
@@ -324,16 +330,21 @@ def certify_rule_list(instance, rule_list, classes, claimed_objective,
                 certificate.checks.append({"check": "oracle", "verdict": "skipped",
                                            "status": str(error)})
             except Interrupted:
-                certificate.checks.append(_interrupted("oracle"))
+                certificate.checks.append(_not_finished("oracle", "INTERRUPTED"))
+            except OutOfTime:
+                certificate.checks.append(_not_finished("oracle", "TIME LIMIT"))
             continue
         try:
-            check_interrupt()
-            answer = (solve_cpsat if name == "cp-sat" else solve_maxsat)(instance, time_limit)
+            seconds = time_for_next_check(time_limit, budget)
+            answer = (solve_cpsat if name == "cp-sat" else solve_maxsat)(instance, seconds)
         except InstanceTooLarge as error:
             certificate.checks.append({"check": name, "verdict": "skipped", "status": str(error)})
             continue
         except Interrupted:
-            certificate.checks.append(_interrupted(name))
+            certificate.checks.append(_not_finished(name, "INTERRUPTED"))
+            continue
+        except OutOfTime:
+            certificate.checks.append(_not_finished(name, "TIME LIMIT"))
             continue
         certificate.checks.append(_check_record(
             answer.solver, "certified" if answer.certified else "undecided", answer.objective,
@@ -342,13 +353,14 @@ def certify_rule_list(instance, rule_list, classes, claimed_objective,
 
 
 def certify_rule(instance, query, claimed_objective, checks=RULE_CHECKS, time_limit=60.0,
-                 alpha=1):
+                 alpha=1, budget=None):
     """Certify that conjunction ``query`` maximises eq. 2.3 on ``instance`` with that value.
 
     With ``alpha`` < 1 the claim is the approximation guarantee of Algorithm 1:
     obj(query) >= alpha · max obj, i.e. no conjunction has obj > claimed / alpha.
     ``cardinality`` runs only for constant h and ``oracle`` only for small instances; skipped
-    checks are recorded as such.
+    checks are recorded as such. ``time_limit`` and ``budget`` as for
+    :func:`certify_rule_list`.
     """
     claimed = Fraction(claimed_objective)
     alpha = Fraction(alpha)
@@ -365,7 +377,7 @@ def certify_rule(instance, query, claimed_objective, checks=RULE_CHECKS, time_li
                                     f"claimed {_text(claimed)}")
     for name in checks:
         try:
-            check_interrupt()
+            seconds = time_for_next_check(time_limit, budget)
             if name == "oracle":
                 optimum, _ = optimal_rule(instance)
                 record = _check_record("oracle", "certified", optimum, claimed, "ENUMERATED", 0.0,
@@ -375,8 +387,8 @@ def certify_rule(instance, query, claimed_objective, checks=RULE_CHECKS, time_li
             else:
                 method = {"claim": None, "dinkelbach": dinkelbach_optimum,
                           "cardinality": cardinality_optimum}[name]
-                check = check_claim(instance, ceiling, time_limit) if method is None \
-                    else method(instance, time_limit)
+                check = check_claim(instance, ceiling, seconds) if method is None \
+                    else method(instance, seconds)
                 extra = {}
                 if check.counterexample is not None:
                     extra = {"counterexample": list(check.counterexample),
@@ -387,6 +399,8 @@ def certify_rule(instance, query, claimed_objective, checks=RULE_CHECKS, time_li
         except InstanceTooLarge as error:
             record = {"check": name, "verdict": "skipped", "status": str(error)}
         except Interrupted:
-            record = _interrupted(name)
+            record = _not_finished(name, "INTERRUPTED")
+        except OutOfTime:
+            record = _not_finished(name, "TIME LIMIT")
         certificate.checks.append(record)
     return certificate

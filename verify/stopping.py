@@ -13,8 +13,8 @@ import time
 
 from optrules.limits import interrupt_requested
 
-__all__ = ["Interrupted", "check_interrupt", "solve_cp_model", "wait_for_answer",
-           "POLL_SECONDS"]
+__all__ = ["Interrupted", "OutOfTime", "check_interrupt", "time_for_next_check",
+           "solve_cp_model", "wait_for_answer", "POLL_SECONDS"]
 
 #: Seconds between two looks at the stop request while a solver runs.
 POLL_SECONDS = 0.1
@@ -24,10 +24,29 @@ class Interrupted(Exception):
     """A signal stopped a certification method before it finished."""
 
 
+class OutOfTime(Exception):
+    """The whole run's time budget ran out before a certification method could start."""
+
+
 def check_interrupt():
     """Raise :class:`Interrupted` if a signal asked every method to stop."""
     if interrupt_requested():
         raise Interrupted("interrupted by a signal")
+
+
+def time_for_next_check(time_limit, budget):
+    """Seconds the next method may take: ``time_limit``, within what is left of ``budget``
+    (an :class:`optrules.limits.Budget` or None).
+
+    Raises :class:`Interrupted` after a signal and :class:`OutOfTime` when nothing is left.
+    """
+    check_interrupt()
+    left = None if budget is None else budget.remaining_time()
+    if left is None:
+        return time_limit
+    if left <= 0:
+        raise OutOfTime
+    return min(time_limit, left)
 
 
 def solve_cp_model(model, time_limit, workers=1):

@@ -12,6 +12,7 @@ import numpy as np
 
 from optrules.data.corels_files import load_corels
 from optrules.data.propositions import make_propositions
+from optrules.limits import Budget
 from optrules.rule_boosting.fit import ENGINES as BOOST_ENGINES
 from optrules.rule_boosting.fit import fit_rule
 from optrules.rule_boosting.gradient_problem import GradientProblem
@@ -25,8 +26,9 @@ from optrules.verify.certify import (RULE_CHECKS, RULE_LIST_CHECKS, certify_rule
                                      certify_rule_list, load_certificate)
 from optrules.verify.instances import RuleInstance, RuleListInstance
 
-from .arguments import (add_rulelist_arguments, load_rule_list_problem, positive_float,
-                        positive_int, read_two_class_csv, rule_list_estimator)
+from .arguments import (add_limit_arguments, add_rulelist_arguments, load_rule_list_problem,
+                        positive_float, positive_int, read_two_class_csv, remaining_time,
+                        rule_list_estimator)
 from .boost_command import read_boosting_data
 
 __all__ = ["add_parser"]
@@ -106,6 +108,12 @@ def add_parser(commands):
                       help="run the engine with approximation factor α and certify its claim "
                            "obj >= α·max (default 1: optimal)")
     data.add_argument("--json", action="store_true")
+    data.add_argument("--propositions", type=positive_int, metavar="K",
+                      help="use only the first K propositions")
+    search = rule.add_argument_group("search (the same limits as verify rulelist)")
+    search.add_argument("--max-nodes", type=positive_int, metavar="N")
+    add_limit_arguments(search, "seconds for the whole command: reading, the engine and "
+                                "every solver")
     _add_common(rule, RULE_CHECKS, ("oracle", "claim", "dinkelbach", "cardinality"))
     rule.set_defaults(run=_run_rule, parser=rule)
 
@@ -139,7 +147,7 @@ def _run_rulelist(args, parser):
     certificate = _certify_rule_list_claim(instance, result.rule_list, dataset.classes,
                                            result.objective,
                                            result.lower_bound if limited else None, checks,
-                                           args.solver_time_limit)
+                                           args.solver_time_limit, _command_budget(args))
     certificate.source = {
         "data": "corels" if args.csv is None else "csv", "target": args.target,
         "max_cardinality": args.max_cardinality, "thresholds": args.thresholds,
@@ -153,6 +161,12 @@ def _run_rulelist(args, parser):
     if args.save_model:
         estimator.to_json(args.save_model)
     return _report(args, engine_line, certificate)
+
+
+def _command_budget(args):
+    """What is left of ``--time-limit``, which covers the whole command: each solver gets at
+    most that (and ``--solver-time-limit``)."""
+    return Budget(remaining_time(args))
 
 
 def _rule_list_dataset(estimator, features, y, dataset, antecedents, rows):
@@ -170,11 +184,11 @@ def _rule_list_dataset(estimator, features, y, dataset, antecedents, rows):
 
 
 def _certify_rule_list_claim(instance, rule_list, classes, claimed, lower_bound, checks,
-                             time_limit):
+                             time_limit, budget=None):
     """The certificate of a rule-list claim; a claim with a ``lower_bound`` (the engine stopped
     at a limit) is at best undecided, which an "engine" entry records."""
     certificate = certify_rule_list(instance, rule_list, classes, claimed, checks, time_limit,
-                                    lower_bound)
+                                    lower_bound, budget)
     if lower_bound is not None:
         certificate.checks.append({"check": "engine", "verdict": "undecided",
                                    "status": f"the engine stopped at a limit; lower bound "
@@ -185,16 +199,24 @@ def _certify_rule_list_claim(instance, rule_list, classes, claimed, lower_bound,
 def _run_rule(args, parser):
     lam = parse_fraction("--lam", args.lam, low=0, high=float("inf"),
                          function="optrules verify rule", low_inclusive=True)
-    problem = _rule_problem(args.csv, args.target, args.loss, lam, args.thresholds, args.rows)
-    result = fit_rule(problem, engine=args.engine, apx=args.apx)
-    instance = RuleInstance.from_problem(problem)
     alpha = parse_fraction("--apx", args.apx, low=0, high=1, function="optrules verify rule",
                            high_inclusive=True)
     checks = _checks(args.checks, RULE_CHECKS)
+    problem = _rule_problem(args.csv, args.target, args.loss, lam, args.thresholds, args.rows,
+                            args.propositions)
+    result = fit_rule(problem, engine=args.engine, apx=alpha, max_nodes=args.max_nodes,
+                      time_limit=remaining_time(args), max_memory=args.max_memory)
+    instance = RuleInstance.from_problem(problem)
+    if result.status not in ("optimal", "approximate"):
+        # Stopped at a limit, the engine claims only its proven guarantee:
+        # obj(q) >= guarantee · max obj (specs/limits.md).
+        alpha = min(alpha, result.guarantee)
     certificate = certify_rule(instance, result.query, result.objective, checks,
-                               args.solver_time_limit, alpha=alpha)
+                               args.solver_time_limit, alpha=alpha,
+                               budget=_command_budget(args))
     certificate.source = {"data": "csv", "target": args.target, "loss": args.loss,
-                          "thresholds": args.thresholds, "rows": args.rows, "checks": checks}
+                          "thresholds": args.thresholds, "rows": args.rows,
+                          "propositions": args.propositions, "checks": checks}
     engine_line = (f"{args.engine} engine: rule {' & '.join(result.conditions) or 'true'} "
                    f"objective {result.objective} ({float(result.objective):.6g}), status "
                    f"{result.status}, {result.seconds:.3f} s [{len(problem.names)} "
@@ -202,15 +224,18 @@ def _run_rule(args, parser):
     return _report(args, engine_line, certificate)
 
 
-def _rule_problem(csv, target, loss_name, lam, thresholds, rows):
+def _rule_problem(csv, target, loss_name, lam, thresholds, rows, n_propositions):
     """The problem ``verify rule`` certifies: the first boosting round (gradients at f = 0)
-    over the propositions of the CSV file's first ``rows`` rows (None: all)."""
+    over the first ``n_propositions`` propositions of the CSV file's first ``rows`` rows
+    (None: all)."""
     features, y = read_boosting_data(csv, target, loss_name, rows)
     loss = get_loss(loss_name)
     target = loss.prepare_target(y)
     propositions = make_propositions(features, thresholds)
     g, h = loss.gradients(target, np.zeros(target.size))
-    return GradientProblem.from_values(propositions.extents, propositions.names, g, h, lam)
+    kept = slice(0, n_propositions)
+    return GradientProblem.from_values(propositions.extents[kept], propositions.names[kept], g,
+                                       h, lam)
 
 
 # ----- optrules verify --recheck CERT DATA... ----------------------------------------------------
@@ -226,7 +251,7 @@ _SOURCE_CONSTRAINTS = {
                   "checks": [Subset(RULE_LIST_CHECKS)]},
     "rule": {"data": [Options(("csv",))], "loss": [Options(LOSSES)],
              "thresholds": [Thresholds()], "rows": [Integer(1), None],
-             "checks": [Subset(RULE_CHECKS)]}}
+             "propositions": [Integer(1), None], "checks": [Subset(RULE_CHECKS)]}}
 
 #: The data files ``--recheck`` takes after the certificate, by the source's data kind.
 _DATA_FILES = {"csv": ("CSV",), "corels": ("OUT", "LABEL")}
@@ -318,7 +343,7 @@ def _recheck_rule_list(path, stored, source, data, lam, args):
 
 def _recheck_rule(path, stored, source, data, lam, args):
     problem = _rule_problem(data[0], source["target"], source["loss"], lam,
-                            source["thresholds"], source["rows"])
+                            source["thresholds"], source["rows"], source["propositions"])
     instance = RuleInstance.from_problem(problem)
     _same_instance(path, stored, instance, data)
     query, names = stored["model"]["query"], stored["model"]["conditions"]
