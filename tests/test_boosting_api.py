@@ -310,3 +310,36 @@ def test_boost_cli_limits_are_validated(parity_csv, capsys, option, value):
     with pytest.raises(SystemExit) as exit_:
         main(["boost", "--csv", str(path), "--target", "y", option, value])
     assert exit_.value.code == 2 and option in capsys.readouterr().err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum, code", [("SIGINT", 130), ("SIGTERM", 143)])
+def test_boost_cli_signal_prints_the_rules_so_far_and_writes_the_model(tmp_path, signum, code):
+    """A first signal stops the search under way: its best rule is kept with its guarantee,
+    boosting stops, the ensemble is printed and saved with status "interrupted"."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 8)).round(3)
+    y = rng.poisson(150 * np.exp(0.3 * X[:, 0] - 0.2 * X[:, 1]))   # rounds of seconds each
+    csv = tmp_path / "counts.csv"
+    csv.write_text("\n".join([",".join(f"x{j}" for j in range(8)) + ",y"] + [
+        ",".join(map(repr, row)) + f",{count}" for row, count in zip(X.tolist(), y)]) + "\n")
+    model = tmp_path / "model.json"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "optrules", "boost", "--csv", str(csv), "--target", "y",
+         "--loss", "poisson", "--rules", "50", "--save-model", str(model)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(4)
+    process.send_signal(getattr(signal, signum))
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == code, err
+    assert signum in err and "Traceback" not in err
+    lines = out.splitlines()
+    assert lines[-2].endswith("interrupted by a signal (status interrupted)"), out
+    assert ", boosting interrupted, poisson loss" in lines[-1]
+    assert "[interrupted, obj >= " in lines[-3] or lines[-3].endswith("[optimal]")
+    saved = load_model(model).ensemble_
+    assert saved.status == "interrupted" and 1 <= len(saved.rules) < 50
