@@ -347,6 +347,8 @@ def splits(values, threshold):
     return [Fraction(float(v)) <= threshold for v in values]
 
 
+@example(np.array([0.0, 0.1, 0.5]), "width:5")      # float 0.1 lies above the cut 1/10
+@example(np.array([0.0, 1e-29, 5e-29]), "width:5")  # 2e-29, on the coarser grid above 1e-29
 @given(float_columns, threshold_specs)
 def test_thresholds_split_like_the_cuts_and_are_shortest_in_open_gaps(values, spec):
     """One threshold per gap that holds a cut, splitting the training values as the exact cut

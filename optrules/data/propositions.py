@@ -201,7 +201,9 @@ def shortest_separating_decimal(cut, below, above):
     10^(e - k + 1), e the exponent of t's leading digit; the nearest ones on either side of t
     are t rounded down and up to that step (smaller magnitudes have finer steps but lie beyond
     the rounded-down one). So for k = 1, 2, ... only those two (and 0 for k = 1) can be the
-    closest k-digit decimals inside the interval; each is judged by the float it denotes.
+    closest k-digit decimals inside the interval, or, when the float one of them denotes falls
+    on ``below`` or ``above``, its k-digit neighbour beyond it; each is judged by the float it
+    denotes.
 
     Examples
     --------
@@ -211,6 +213,8 @@ def shortest_separating_decimal(cut, below, above):
     (3.0, 1.5)
     >>> shortest_separating_decimal(4.0, 3.0, 100.0), shortest_separating_decimal(0.4, 0.4, 0.5)
     (4.0, 0.4)
+    >>> shortest_separating_decimal(Fraction(1, 10), 0.0, 0.1)    # float 0.1 exceeds 1/10
+    0.09
     """
     target = Fraction(cut)
     closed = target == Fraction(below)
@@ -226,7 +230,11 @@ def shortest_separating_decimal(cut, below, above):
         leading = _leading_exponent(target)
         for digits in range(1, 18):
             step = Fraction(10) ** (leading - digits + 1)
-            candidates = {math.floor(target / step) * step, math.ceil(target / step) * step}
+            low, high = math.floor(target / step) * step, math.ceil(target / step) * step
+            # The float a decimal denotes may fall on a training value (float 0.1 is just
+            # above 1/10): then the grid neighbour beyond it is the closest one inside.
+            candidates = {low, high} | _grid_neighbours(low, digits) | \
+                _grid_neighbours(high, digits)
             if digits == 1:
                 candidates.add(Fraction(0))
             valid = [c for c in candidates if inside(c)]
@@ -236,6 +244,20 @@ def shortest_separating_decimal(cut, below, above):
         return 0.0
     # No float lies strictly between two neighbouring doubles: split at the lower one.
     return shortest_separating_decimal(below, below, above)
+
+
+def _grid_neighbours(value, digits):
+    """The decimals of at most ``digits`` significant digits just below and just above
+    ``value`` (itself one of them; none for 0, which the caller handles)."""
+    if value == 0:
+        return set()
+    magnitude, sign = abs(value), 1 if value > 0 else -1
+    exponent = _leading_exponent(magnitude)
+    larger = magnitude + Fraction(10) ** (exponent - digits + 1)
+    # Below a power of ten the grid is ten times finer (0.99 then 1, 1.1 for two digits).
+    power = Fraction(10) ** exponent == magnitude
+    smaller = magnitude - Fraction(10) ** (exponent - digits + (0 if power else 1))
+    return {sign * larger, sign * smaller}
 
 
 def _leading_exponent(value):
