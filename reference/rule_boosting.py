@@ -203,6 +203,9 @@ def optimal_rule(problem, config):
             else:                                             # line 16
                 heapq.heappush(boundary, (-b, next(sequence), query + (a,), child_extent,
                                           children))
+        if config.progress is not None:
+            config.progress(statistics["nodes"], lambda: _progress_figures(
+                problem, best, boundary, len(boundary)))
     # §3.2 end: a stopped search is bounded by its open boundary as well
     upper = best / alpha if stop is None else max(
         [best / alpha] + [-entry[0] for entry in boundary])
@@ -210,6 +213,15 @@ def optimal_rule(problem, config):
     shortest = shortest_equivalent_query(data, best_extent, best_query)   # line 17
     return _result(problem, data, shortest, best_extent, best, upper, status, statistics,
                    time.perf_counter() - start)
+
+
+def _progress_figures(problem, best, boundary, size):
+    """What a progress line shows: obj(q*), the largest open bound (eq. 2.3 units, as floats)
+    and the boundary's size."""
+    unit = 2 * problem.n_samples * problem.scale
+    bound = max(best, -boundary[0][0]) if boundary else best
+    return {"objective": float(best / unit), "upper_bound": float(bound / unit),
+            "boundary": size}
 
 
 def shortest_equivalent_query(data, extent, query):

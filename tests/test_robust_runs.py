@@ -317,3 +317,38 @@ def test_verify_time_limit_covers_the_solvers(tmp_path, capsys):
     assert time.perf_counter() - start < 5
     out = capsys.readouterr().out
     assert status == 3 and out.count("status TIME LIMIT") == 2
+
+
+# ----- progress --------------------------------------------------------------------------------
+def test_boosting_searches_report_progress_per_node():
+    from optrules.rule_boosting.fit import fit_rule_ensemble
+    X, y = _random_numeric(n_rows=150, n_columns=5)
+    reports = []
+    ensemble = fit_rule_ensemble(X, y, n_rules=2, thresholds="quantile:4", search_progress=lambda
+                                 t, nodes, describe: reports.append((t, nodes, describe())))
+    assert {t for t, _, _ in reports} == {0, 1}
+    for t in (0, 1):
+        nodes = [n for r, n, _ in reports if r == t]
+        assert nodes == list(range(1, len(nodes) + 1))
+        assert nodes[-1] == ensemble.rules[t].statistics["nodes"]
+    assert all(f["upper_bound"] >= f["objective"] >= 0 for _, _, f in reports)
+
+
+def test_verbose_boosting_shows_a_line_during_a_long_search(monkeypatch):
+    import io
+    from optrules import OptimalRuleBoostingClassifier
+    from optrules.progress import ProgressLine
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+    stream = Terminal()
+    monkeypatch.setattr(sys, "stderr", stream)
+    original = ProgressLine.__init__
+    monkeypatch.setattr(ProgressLine, "__init__", lambda self, stream=None, **_: original(
+        self, stream, delay=0.0, interval=0.0))
+    X, y = _random_numeric(n_rows=150, n_columns=5)
+    OptimalRuleBoostingClassifier(2, thresholds="quantile:4", verbose=1).fit(X, y)
+    written = stream.getvalue()
+    assert "s] rule 1/2: nodes" in written and "best obj" in written and "upper bound" in written
+    assert "rule 2: " in written and written.endswith("\n")

@@ -8,6 +8,7 @@ import numpy as np
 from optrules.base import RuleEstimator, binary_classes, regression_target
 from optrules.data.table import sorted_classes
 from optrules.limits import Budget, interruptible, memory_cap, warn_if_stopped
+from optrules.progress import ProgressLine
 from optrules.rule_boosting.fit import ENGINES, ENSEMBLE_CONSTRAINTS, fit_rule_ensemble
 from optrules.rule_boosting.model import RuleEnsemble
 from optrules.validation import Boolean, Integer, Options, shown
@@ -70,9 +71,25 @@ _SHARED_ATTRIBUTES = """
 """
 
 
-def _print_rule(t, rule):
-    """Progress of a verbose fit: each rule on stderr as it is found."""
-    print(f"rule {t + 1}: {rule}", file=sys.stderr, flush=True)
+class _Progress:
+    """Progress of a verbose fit on stderr: each rule as it is found, and a throttled line
+    during a long search (:class:`~optrules.progress.ProgressLine`)."""
+
+    def __init__(self, n_rounds):
+        self.n_rounds = n_rounds
+        self.line = ProgressLine()
+
+    def rule(self, t, rule):
+        self.line.close()
+        print(f"rule {t + 1}: {rule}", file=sys.stderr, flush=True)
+
+    def search(self, t, nodes, describe):
+        self.line.update(lambda: _search_text(t, self.n_rounds, nodes, describe()))
+
+
+def _search_text(t, n_rounds, nodes, figures):
+    return (f"rule {t + 1}/{n_rounds}: nodes {nodes:>9} boundary {figures['boundary']:>8} "
+            f"best obj {figures['objective']:.6g} upper bound {figures['upper_bound']:.6g}")
 
 
 class _RuleBoosting(RuleEstimator):
@@ -115,14 +132,17 @@ class _RuleBoosting(RuleEstimator):
             budget = Budget(params["time_limit"], memory_cap(params["max_memory"]))
             features = self._training_features(X)
             target, classes = self._target(y, features.n_samples)
-            progress = _print_rule if params["verbose"] else None
+            progress = _Progress(params["n_rules"] + params["intercept"]) \
+                if params["verbose"] else None
             ensemble = fit_rule_ensemble(
                 features, target, loss=params["loss"], n_rules=params["n_rules"],
                 lam=params["lam"], search=params["search"], thresholds=params["thresholds"],
                 max_depth=params["max_depth"], apx=params["apx"], engine=params["engine"],
                 intercept=params["intercept"], max_nodes=params["max_nodes"],
                 rule_time_limit=params["rule_time_limit"], max_memory=None, budget=budget,
-                progress=progress)
+                progress=progress and progress.rule, search_progress=progress and progress.search)
+            if progress is not None:
+                progress.line.close()
         if classes is not None:          # the loss saw booleans; keep the real class values
             ensemble = replace(ensemble, classes=classes)
         self._restore(ensemble)

@@ -12,7 +12,7 @@ not counted in k. ``specs/rule-boosting.md`` §12 states the loop.
 import importlib
 import math
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
@@ -37,7 +37,9 @@ SEARCHES = {"optimal": "optimal_rule", "greedy": "greedy_rule"}
 @dataclass(frozen=True)
 class BaseLearnerConfig:
     """Validated base-learner options; ``budget`` (time, memory cap, interrupts) is asked once
-    per search node."""
+    per search node, and ``progress`` (optional) is called after each node as
+    ``progress(nodes, describe)``, ``describe()`` giving obj(q*), the largest open bound and
+    the boundary size."""
 
     alpha: Fraction = Fraction(1)
     max_depth: int | None = None
@@ -45,6 +47,7 @@ class BaseLearnerConfig:
     equivalence_pruning: bool = True
     max_nodes: int | None = None
     budget: Budget = field(default_factory=Budget)
+    progress: object = None
 
 
 #: Parameters of one base-learner run (fit_rule) and what each may be.
@@ -69,13 +72,15 @@ ENSEMBLE_CONSTRAINTS = dict(
     lam=[ExactFraction(0, math.inf, low_inclusive=True)],
     thresholds=[Thresholds()],
     intercept=[Boolean()],
-    progress=[Callable(), None])
+    progress=[Callable(), None],
+    search_progress=[Callable(), None])
 
 
-def _config(given, budget):
+def _config(given, budget, progress=None):
     return BaseLearnerConfig(given["apx"], given["max_depth"],
                              given.get("bound_pruning", True),
-                             given.get("equivalence_pruning", True), given["max_nodes"], budget)
+                             given.get("equivalence_pruning", True), given["max_nodes"], budget,
+                             progress)
 
 
 def _learner(given):
@@ -124,7 +129,7 @@ def fit_rule_ensemble(X, y, *, loss="logistic", n_rules=10, lam=2, search="optim
                       thresholds="quantile:10", max_depth=None, apx=1, engine="reference",
                       intercept=False, positive=None, max_nodes=None, time_limit=None,
                       rule_time_limit=None, max_memory="auto", budget=None,
-                      feature_names=None, progress=None):
+                      feature_names=None, progress=None, search_progress=None):
     """Boost an additive ensemble of ``n_rules`` conjunctive rules.
 
     Parameters
@@ -165,6 +170,9 @@ def fit_rule_ensemble(X, y, *, loss="logistic", n_rules=10, lam=2, search="optim
     feature_names : sequence of str, optional
     progress : callable, optional
         Called as ``progress(t, rule)`` after each rule.
+    search_progress : callable, optional
+        Called as ``search_progress(t, nodes, describe)`` after each node of round t's search
+        (see :class:`BaseLearnerConfig`; for a throttled progress line).
 
     Returns
     -------
@@ -200,7 +208,8 @@ def fit_rule_ensemble(X, y, *, loss="logistic", n_rules=10, lam=2, search="optim
         "search": search, "engine": engine, "apx": apx, "max_depth": max_depth,
         "max_nodes": max_nodes, "time_limit": time_limit, "rule_time_limit": rule_time_limit,
         "max_memory": max_memory, "n_rules": n_rules, "lam": lam, "thresholds": thresholds,
-        "intercept": intercept, "progress": progress}, "fit_rule_ensemble")
+        "intercept": intercept, "progress": progress,
+        "search_progress": search_progress}, "fit_rule_ensemble")
     if budget is not None and not isinstance(budget, Budget):
         raise TypeError(f"The 'budget' parameter of fit_rule_ensemble must be an "
                         f"optrules.limits.Budget or None. Got {type(budget).__name__} instead.")
@@ -240,7 +249,7 @@ def _boost(propositions, target, loss, base_score, given, total):
             result = _intercept(problem)
         else:       # the round's own budget: rule_time_limit within the ensemble's
             round_budget = total.within(given["rule_time_limit"])
-            result = learner(problem, _config(given, round_budget))
+            result = learner(problem, _config(given, round_budget, _round_progress(given, t)))
         held = bitset.unpack(bitset.from_int(result.extent, target.size), target.size)
         weight, halvings, current = _safe_step(loss, target, scores, held,
                                                _float(result.weight, "weight"), current)
@@ -253,6 +262,12 @@ def _boost(propositions, target, loss, base_score, given, total):
         if stop is not None:
             return rules, stop
     return rules, "complete"
+
+
+def _round_progress(given, t):
+    """Round t's per-node callback for ``search_progress`` (None without one)."""
+    report = given["search_progress"]
+    return None if report is None else lambda nodes, describe: report(t, nodes, describe)
 
 
 def _safe_step(loss, target, scores, held, weight, current):
