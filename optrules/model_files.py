@@ -20,11 +20,10 @@ an unknown kind, or content that does not describe a valid model.
 import hashlib
 import json
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 
-from optrules.validation import read_json, shown
+from optrules.validation import read_json, shown, write_text_atomically
 
 __all__ = ["FORMAT", "VERSION", "HEADER_FIELDS", "load_model", "write_model", "read_model",
            "json_params"]
@@ -67,7 +66,7 @@ def write_model(path, kind, content):
     body.update(content)
     body["sha256"] = _digest(body)
     text = json.dumps(body, indent=1, ensure_ascii=False, allow_nan=False)
-    Path(path).write_text(text + "\n", encoding="utf-8")
+    write_text_atomically(path, text + "\n")
 
 
 def read_model(path):

@@ -20,13 +20,16 @@ representation: ``0.01`` and ``np.float64(0.01)`` both mean 1/100.
 import json
 import math
 import numbers
+import os
 import re
+import tempfile
 from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["parse_fraction", "fraction_text", "fraction_from_text", "read_json", "json_object",
+__all__ = ["parse_fraction", "fraction_text", "fraction_from_text", "read_json",
+           "write_text_atomically", "json_object",
            "json_number", "shown", "parse_thresholds",
            "validate_params", "ExactFraction", "Integer",
            "Real", "Options", "Subset", "Boolean", "Callable", "Thresholds"]
@@ -170,6 +173,22 @@ def _integer(text):
     if len(text) > 4000:      # int() refuses more than 4300 digits with an unnamed error
         raise ValueError(f"an integer of {len(text)} digits, too long to read")
     return int(text)
+
+
+def write_text_atomically(path, text):
+    """Write ``text`` (UTF-8) to ``path`` so that the file is either the old one or the whole
+    new one, never a part: a second Ctrl-C (which aborts at once, specs/limits.md) or a full
+    disk while writing leaves no truncated model or certificate."""
+    path = Path(path)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
+                                         suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
 
 
 def read_json(path, what):

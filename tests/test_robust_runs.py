@@ -352,3 +352,22 @@ def test_verbose_boosting_shows_a_line_during_a_long_search(monkeypatch):
     written = stream.getvalue()
     assert "s] rule 1/2: nodes" in written and "best obj" in written and "upper bound" in written
     assert "rule 2: " in written and written.endswith("\n")
+
+
+def test_model_files_are_replaced_whole_or_not_at_all(tmp_path, monkeypatch):
+    from optrules.validation import write_text_atomically
+    path = tmp_path / "model.json"
+    path.write_text("old\n")
+
+    class Abort(BaseException):
+        pass
+
+    def interrupted(*args):
+        raise Abort                       # a second Ctrl-C just before the new file is in place
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(Abort):
+        write_text_atomically(path, "new\n")
+    monkeypatch.undo()
+    assert path.read_text() == "old\n" and [p.name for p in tmp_path.iterdir()] == ["model.json"]
+    write_text_atomically(path, "new\n")
+    assert path.read_text() == "new\n" and [p.name for p in tmp_path.iterdir()] == ["model.json"]

@@ -19,11 +19,10 @@ import json
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
-from pathlib import Path
 
 from optrules.rule_lists.model import RuleList
 from optrules.validation import (fraction_from_text, fraction_text, json_number, json_object,
-                                 read_json, shown)
+                                 read_json, shown, write_text_atomically)
 
 from .oracle import InstanceTooLarge, optimal_rule, optimal_rule_list
 from .rescore import rescore_rule, rescore_rule_list
@@ -85,7 +84,7 @@ class Certificate:
         return dict(zip(FIELDS, values))
 
     def save(self, path):
-        Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
+        write_text_atomically(path, json.dumps(self.to_dict(), indent=2) + "\n")
 
 
 def _verdict(problems, checks):
