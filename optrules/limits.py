@@ -182,6 +182,8 @@ class Budget:
 _requests = 0          # signals received since the outermost interruptible() began
 _first_signal = None   # the first of them
 _depth = 0             # nesting depth of interruptible()
+_previous = None       # the handlers ours replaced, while ours are installed
+_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 def interrupt_requested():
@@ -194,36 +196,53 @@ def received_signal():
     return _first_signal
 
 
+def _restore_handlers():
+    global _previous
+    if _previous is not None:
+        for signum, handler in _previous.items():
+            signal.signal(signum, handler)
+        _previous = None
+
+
 def _on_signal(signum, frame):
-    global _requests, _first_signal
+    global _requests, _first_signal, _depth
     _requests += 1
     if _requests > 1:
+        # Abort: the usual handlers come back first, and no block is left open, whichever
+        # frame (even an inner block's entry or exit) the KeyboardInterrupt unwinds.
+        _restore_handlers()
+        _depth = 0
         raise KeyboardInterrupt
     _first_signal = signal.Signals(signum)
-    print(f"\n{signal.Signals(signum).name}: stopping at the next node with the best result so "
-          "far (press Ctrl-C again to abort)", file=sys.stderr, flush=True)
+    print(f"\n{_first_signal.name}: stopping at the next node with the best result so far "
+          "(press Ctrl-C again to abort)", file=sys.stderr, flush=True)
 
 
-@contextlib.contextmanager
-def interruptible(signals=(signal.SIGINT, signal.SIGTERM)):
+class interruptible:
     """Within this block, the first SIGINT/SIGTERM requests a clean stop, the second aborts.
 
-    Re-entrant: inner blocks share the outer block's handlers and state. Outside the main
-    thread (where Python cannot install handlers) it does nothing, and signals keep their
-    usual effect.
+    Re-entrant: inner blocks share the outer block's handlers and state. A signal the process
+    ignores (a background job's SIGINT) stays ignored. Outside the main thread (where Python
+    cannot install handlers) it does nothing, and signals keep their usual effect.
     """
-    global _requests, _first_signal, _depth
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    if _depth == 0:
-        _requests, _first_signal = 0, None
-        previous = {signum: signal.signal(signum, _on_signal) for signum in signals}
-    _depth += 1
-    try:
-        yield
-    finally:
-        _depth -= 1
-        if _depth == 0:
-            for signum, handler in previous.items():
-                signal.signal(signum, handler)
+
+    def __enter__(self):
+        global _requests, _first_signal, _depth, _previous
+        self.active = threading.current_thread() is threading.main_thread()
+        if self.active:
+            if _depth == 0:
+                _requests, _first_signal = 0, None
+                _previous = {signum: signal.getsignal(signum) for signum in _SIGNALS
+                             if signal.getsignal(signum) is not signal.SIG_IGN}
+                for signum in _previous:
+                    signal.signal(signum, _on_signal)
+            _depth += 1
+        return self
+
+    def __exit__(self, *exception):
+        global _depth
+        if self.active and _depth > 0:
+            _depth -= 1
+            if _depth == 0:
+                _restore_handlers()
+        return False

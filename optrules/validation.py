@@ -179,12 +179,22 @@ def write_text_atomically(path, text):
     """Write ``text`` (UTF-8) to ``path`` so that the file is either the old one or the whole
     new one, never a part: a second Ctrl-C (which aborts at once, specs/limits.md) or a full
     disk while writing leaves no truncated model or certificate."""
-    path = Path(path)
+    path = Path(os.path.realpath(path))        # through a symlink, replace its target
+    if path.exists() and not path.is_file():   # a device or a pipe is written, not replaced
+        path.write_text(text, encoding="utf-8")
+        return
+    try:
+        mode = path.stat().st_mode & 0o7777     # keep an existing file's permissions
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask                   # what a plain open() would give
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
                                          suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as file:
             file.write(text)
+        os.chmod(temporary, mode)
         os.replace(temporary, path)
     except BaseException:
         os.unlink(temporary)

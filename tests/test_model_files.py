@@ -171,11 +171,13 @@ def _rewritten(path, edit):
     (lambda b: b.update(n_features_in=None), "n_features_in must be an integer >= 1"),
     (lambda b: b.update(feature_numeric=["x"]), "feature_numeric must be"),
     (lambda b: b.update(feature_categories={}), "feature_categories must be null or"),
-    (lambda b: b["model"]["rules"][0].update(conditions=[["nowhere", "==", "a"]]),
+    (lambda b: _set_conditions(b, 0, [["nowhere", "==", "a"]]),
      "model.rules[0].conditions: a condition tests 'nowhere', which is not a feature of the "
      "model"),
-    (lambda b: b["model"]["rules"][0].update(conditions=[["colour, shade", "<=", 1.0]]),
+    (lambda b: _set_conditions(b, 0, [["colour, shade", "<=", 1.0]]),
      "does not fit the categorical feature 'colour, shade'"),
+    (lambda b: _rule(b).update(antecedent="sex:Female"),
+     "model.rules[0].antecedent 'sex:Female' is not the name of its conditions"),
 ])
 def test_forgeries_with_valid_checksums_are_refused_at_load(models, tmp_path, edit, message):
     path = _saved(models, tmp_path)
@@ -225,6 +227,14 @@ def _rule(body, k=0):
     return body["model"]["rules"][k]
 
 
+def _set_conditions(body, k, conditions):
+    """Rule k with other conditions, renamed consistently (as a careful forger would)."""
+    from optrules.data.mining import antecedent_name
+    from optrules.data.propositions import Proposition
+    _rule(body, k).update(conditions=conditions, antecedent=antecedent_name(
+        [Proposition(*condition) for condition in conditions]))
+
+
 def _copy_rule(body, source, target):
     body["model"]["rules"][target] = json.loads(json.dumps(_rule(body, source)))
 
@@ -261,8 +271,8 @@ RULE_LIST_FORGERIES = [
     (lambda b: _rule(b, 2).update(antecedent=""), "model.rules[2].antecedent must be"),
     (lambda b: _copy_rule(b, 0, 2), "model.rules[2] repeats the antecedent of model.rules[0]"),
     (lambda b: _rule(b, 1).update(antecedent=_rule(b)["antecedent"]),
-     "model.rules[1] repeats the antecedent of model.rules[0]"),
-    (lambda b: _rule(b, 1).update(conditions=_rule(b)["conditions"][::-1]),
+     "is not the name of its conditions"),
+    (lambda b: _set_conditions(b, 1, _rule(b)["conditions"][::-1]),
      "model.rules[1] repeats the antecedent of model.rules[0]"),   # same conditions, new name
     # classes and predictions
     (lambda b: _rule(b, 1).update(prediction="maybe"),

@@ -282,6 +282,7 @@ def test_verify_cli_ctrl_c_stops_the_solvers_and_writes_the_certificate(tmp_path
     assert time.perf_counter() - start < 10
     assert process.returncode == 130, err
     assert "verdict: undecided" in out and "Traceback" not in err
+    assert out.count("status INTERRUPTED") == 2, out     # CP-SAT stopped, MaxSAT never ran
     assert json.loads(certificate.read_text())["verdict"] == "undecided"
 
 
@@ -371,3 +372,42 @@ def test_model_files_are_replaced_whole_or_not_at_all(tmp_path, monkeypatch):
     assert path.read_text() == "old\n" and [p.name for p in tmp_path.iterdir()] == ["model.json"]
     write_text_atomically(path, "new\n")
     assert path.read_text() == "new\n" and [p.name for p in tmp_path.iterdir()] == ["model.json"]
+
+
+def test_an_ignored_signal_stays_ignored():
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)     # a background job's SIGINT
+    try:
+        with interruptible():
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+            assert signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_an_abort_inside_nested_blocks_restores_the_handlers():
+    with pytest.raises(KeyboardInterrupt):
+        with interruptible():
+            with interruptible():
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.05)
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.05)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with interruptible():                     # a later block starts afresh
+        assert not interrupt_requested()
+
+
+def test_an_output_that_is_also_an_input_is_refused(tmp_path, compas_dir, capsys):
+    data = tmp_path / "data.csv"
+    data.write_bytes((compas_dir / "compas_train.csv").read_bytes())
+    assert main(["rulelist", "--csv", str(data), "--target", COMPAS_TARGET, "--lam", "0.015",
+                 "--save-model", str(data)]) == 2
+    assert "--save-model" in capsys.readouterr().err and data.read_bytes().startswith(b"sex")
+    link = tmp_path / "link.json"
+    link.symlink_to(tmp_path / "target.json")                 # dangling until the model exists
+    assert main(["rulelist", "--csv", str(data), "--target", COMPAS_TARGET, "--lam", "0.015",
+                 "--save-model", str(link), "--quiet"]) == 0
+    assert link.is_symlink() and load_model(link).status_ == "optimal"
+    assert main(["predict", "--model", str(link), "--csv", str(data), "--output",
+                 str(tmp_path / "target.json")]) == 2        # the model itself, through the link

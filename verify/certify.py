@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from optrules.limits import interrupt_requested
 from optrules.rule_lists.model import RuleList
 from optrules.validation import (fraction_from_text, fraction_text, json_number, json_object,
                                  read_json, shown, write_text_atomically)
@@ -277,6 +278,11 @@ def _check_record(name, verdict, optimum, claimed, status, seconds, lower_bound=
                  "optimum": _text(optimum), "seconds": round(seconds, 4)}, **extra)
 
 
+def _status(solver_status, decided):
+    """A solver's status, or "INTERRUPTED" when a signal stopped it before it decided."""
+    return "INTERRUPTED" if not decided and interrupt_requested() else solver_status
+
+
 def _not_finished(name, status):
     """The entry of a check that a signal stopped, or that a signal or the run's time budget
     kept from starting (status "INTERRUPTED" or "TIME LIMIT"): it proved nothing."""
@@ -347,7 +353,8 @@ def certify_rule_list(instance, rule_list, classes, claimed_objective,
             continue
         certificate.checks.append(_check_record(
             answer.solver, "certified" if answer.certified else "undecided", answer.objective,
-            claimed, answer.status, answer.seconds, claimed_lower_bound))
+            claimed, _status(answer.status, answer.certified), answer.seconds,
+            claimed_lower_bound))
     return certificate
 
 
@@ -393,7 +400,8 @@ def certify_rule(instance, query, claimed_objective, checks=RULE_CHECKS, time_li
                     extra = {"counterexample": list(check.counterexample),
                              "counterexample_objective": _text(check.counterexample_objective)}
                 record = _check_record(check.method, check.verdict, check.optimum, claimed,
-                                       check.solver_status, check.seconds,
+                                       _status(check.solver_status,
+                                               check.verdict != "undecided"), check.seconds,
                                        upper_bound=ceiling, **extra)
         except InstanceTooLarge as error:
             record = {"check": name, "verdict": "skipped", "status": str(error)}

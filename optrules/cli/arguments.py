@@ -2,6 +2,7 @@
 
 import argparse
 import contextlib
+import os
 import time
 from fractions import Fraction
 from pathlib import Path
@@ -16,10 +17,12 @@ from optrules.validation import parse_fraction
 __all__ = ["positive_int", "positive_float", "memory_megabytes", "add_limit_arguments",
            "remaining_time", "add_rulelist_arguments", "rule_list_estimator",
            "load_rule_list_problem", "read_two_class_csv", "check_output_paths",
-           "OUTPUT_OPTIONS"]
+           "OUTPUT_OPTIONS", "INPUT_OPTIONS"]
 
 #: Options naming a file the command writes; each is checked writable before any work.
 OUTPUT_OPTIONS = ("save_model", "certificate", "output")
+#: Options naming files the command reads (a list for ``--recheck``); no output may be one.
+INPUT_OPTIONS = ("csv", "corels_out", "corels_label", "corels_minor", "model", "recheck")
 
 
 def positive_int(text):
@@ -163,16 +166,34 @@ def read_two_class_csv(path, target):
 
 
 def check_output_paths(args):
-    """Refuse, before any long computation, an output file that cannot be written: a folder, a
-    missing folder, no permission, a read-only or virtual file system. The error names the
+    """Refuse, before any long computation, an output file that cannot be written (a folder, a
+    missing folder, no permission, a read-only or virtual file system) or that is also an
+    input or another output of the command, which writing would destroy. The error names the
     option."""
+    inputs = {}
+    for option in INPUT_OPTIONS:
+        paths = getattr(args, option, None)
+        for path in [paths] if isinstance(paths, str) else paths or ():
+            inputs.setdefault(os.path.realpath(path), _option_name(option))
     for option in OUTPUT_OPTIONS:
         path = getattr(args, option, None)
-        if path is not None:
-            _check_writable(f"--{option.replace('_', '-')}", Path(path))
+        if path is None:
+            continue
+        name = _option_name(option)
+        target = os.path.realpath(path)
+        if target in inputs:
+            raise ValueError(f"{name}: {path} is also {inputs[target]}; writing it would "
+                             "destroy that file. Give another file name.")
+        _check_writable(name, Path(target))
+        inputs[target] = name
+
+
+def _option_name(option):
+    return f"--{option.replace('_', '-')}"
 
 
 def _check_writable(option, path):
+    """``path`` is the resolved output path (a symlink's target)."""
     if path.is_dir():
         raise ValueError(f"{option}: {path} is a folder; give a file name.")
     if not path.parent.is_dir():

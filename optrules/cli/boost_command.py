@@ -1,6 +1,7 @@
 """``optrules boost``: gradient boosting of optimal (or greedy) conjunctive rules."""
 
 import json
+import sys
 import math
 
 from optrules.data.table import read_csv
@@ -86,8 +87,6 @@ def run(args, parser):
         intercept=args.intercept, max_nodes=args.max_nodes, time_limit=remaining_time(args),
         rule_time_limit=args.rule_time_limit, max_memory=args.max_memory,
         engine=args.engine, verbose=0 if args.quiet else 1).fit(features, y)
-    if args.save_model:
-        estimator.to_json(args.save_model)
     ensemble = estimator.ensemble_
     if args.loss == "logistic":
         metric, value, start = "training_accuracy", estimator.score(features, y), ""
@@ -104,4 +103,7 @@ def run(args, parser):
         print(f"{len(ensemble.rules)} of {asked} rules, boosting {ensemble.status}, "
               f"{args.loss} loss, lambda {args.lam}, {args.search} base learner, "
               f"{metric.replace('_', ' ')} {value:.4f}{start}, {ensemble.seconds:.2f} s")
+    sys.stdout.flush()       # printed first: a file that cannot be written must not cost it
+    if args.save_model:
+        estimator.to_json(args.save_model)
     return 0

@@ -25,11 +25,12 @@ def run(args, parser):
         estimator.fit(features, y)
     else:
         estimator.fit_antecedents(dataset)
-    if args.save_model:
-        estimator.to_json(args.save_model)
+    # Printed first: a file that cannot be written (a full disk) must not cost the result.
     if args.json:
         print(json.dumps(dict(estimator.result_.to_dict(),
-                              n_antecedents=estimator.n_antecedents_), indent=2))
+                              n_antecedents=estimator.n_antecedents_), indent=2), flush=True)
     else:
-        print(estimator)
+        print(estimator, flush=True)
+    if args.save_model:
+        estimator.to_json(args.save_model)
     return 0

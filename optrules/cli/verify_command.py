@@ -6,6 +6,7 @@ stopped without proof), 2 bad arguments or input.
 """
 
 import json
+import sys
 from fractions import Fraction
 
 import numpy as np
@@ -119,8 +120,8 @@ def add_parser(commands):
 
 
 def _report(args, engine_line, certificate):
-    if args.certificate:
-        certificate.save(args.certificate)
+    """Print the certificate, then save it (a file that cannot be written must not cost the
+    printed verdict)."""
     if args.json:
         print(json.dumps(certificate.to_dict(), indent=2))
     else:
@@ -132,6 +133,9 @@ def _report(args, engine_line, certificate):
         for problem in certificate.problems:
             print(f"  problem: {problem}")
         print(f"verdict: {certificate.verdict} (instance sha256 {certificate.instance_digest})")
+    sys.stdout.flush()
+    if args.certificate:
+        certificate.save(args.certificate)
     return EXIT_STATUS[certificate.verdict]
 
 
@@ -158,9 +162,10 @@ def _run_rulelist(args, parser):
                    f"({float(result.objective):.6f}), status {result.status}, "
                    f"{len(result.rule_list)} rules, {result.seconds:.3f} s "
                    f"[{dataset.n_antecedents} antecedents, {dataset.n_samples} rows]")
+    status = _report(args, engine_line, certificate)
     if args.save_model:
         estimator.to_json(args.save_model)
-    return _report(args, engine_line, certificate)
+    return status
 
 
 def _command_budget(args):

@@ -16,6 +16,7 @@ from fractions import Fraction
 import numpy as np
 
 from optrules.data.binary_dataset import BinaryDataset
+from optrules.data.mining import antecedent_name
 from optrules.data.propositions import Proposition
 from optrules.limits import STOP_STATUSES
 from optrules.validation import fraction_text, json_object, parse_fraction, shown
@@ -216,6 +217,10 @@ def _rule_from_dict(entry, where, classes):
                            for i, item in enumerate(conditions))
         if len(set(conditions)) != len(conditions):
             raise ValueError(f"{where}.conditions holds a condition twice.")
+        if antecedent != antecedent_name(conditions):
+            # The name is what a reader sees; the conditions are what predicts: they must agree.
+            raise ValueError(f"{where}.antecedent {shown(antecedent)} is not the name of its "
+                             f"conditions, {shown(antecedent_name(conditions))}.")
     return Rule(antecedent, _prediction(entry["prediction"], f"{where}.prediction", classes),
                 conditions, _counts(entry["class_counts"], f"{where}.class_counts"))
 
