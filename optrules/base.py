@@ -390,7 +390,9 @@ def _target_vector(y, n_samples, estimator):
     warning)."""
     if y is None:
         raise ValueError(f"{estimator} requires y to be passed, but the target y is None.")
-    y = np.asarray(y)
+    # A list keeps its elements' types (numpy would turn [1, "a"] into the text "1", "a",
+    # hiding the mix of numbers and strings that the class order refuses).
+    y = np.asarray(y, dtype=object) if isinstance(y, (list, tuple)) else np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
         warnings.warn("A column-vector y was passed when a 1d array was expected. Please "
                       "change the shape of y to (n_samples,), for example using ravel().",

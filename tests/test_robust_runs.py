@@ -411,3 +411,10 @@ def test_an_output_that_is_also_an_input_is_refused(tmp_path, compas_dir, capsys
     assert link.is_symlink() and load_model(link).status_ == "optimal"
     assert main(["predict", "--model", str(link), "--csv", str(data), "--output",
                  str(tmp_path / "target.json")]) == 2        # the model itself, through the link
+
+
+def test_a_target_mixing_numbers_and_strings_is_refused():
+    from optrules import OptimalRuleBoostingClassifier
+    for estimator in (RuleListClassifier(lam=0.01), OptimalRuleBoostingClassifier(1)):
+        with pytest.raises(ValueError, match="string and number"):
+            estimator.fit({"a": ["x", "y"] * 4}, [1, "a"] * 4)
