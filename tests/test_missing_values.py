@@ -26,7 +26,8 @@ from optrules.verify.instances import RuleInstance, RuleListInstance
 from optrules.verify.oracle import optimal_rule, optimal_rule_list
 
 NAN = float("nan")
-#: The tokens of specs/data.md §2 as written there; the comparison ignores case and padding.
+#: The tokens of specs/data.md §2 as written there; lower and upper case and padding are
+#: missing too, mixed case is not.
 TOKENS = ["", "NA", "N/A", "NaN", "null", "None", "?", "<NA>", "#N/A"]
 
 
@@ -37,14 +38,23 @@ def _csv(tmp_path, text, name="t.csv"):
 
 
 def _spellings(token):
-    """The token as written, in other cases and padded with spaces."""
-    return sorted({token, token.lower(), token.upper(), f"  {token.swapcase()} "})
+    """The token as written, in lower and upper case, and padded with spaces."""
+    return sorted({token, token.lower(), token.upper(), f"  {token} "})
 
 
 # --- which cells are missing -----------------------------------------------------------------
 
 def test_the_documented_tokens_are_the_missing_tokens():
-    assert MISSING_TOKENS == {token.lower() for token in TOKENS}
+    assert MISSING_TOKENS == {s for token in TOKENS for s in (token, token.lower(),
+                                                              token.upper())}
+
+
+def test_mixed_case_values_are_categories_not_missing():
+    """The element Na (sodium) or a title-case 'Null' are values, not missing tokens."""
+    from optrules import RuleListClassifier
+    X = {"element": ["Na"] * 10 + ["K"] * 5 + ["Ca"] * 5 + ["Null"] * 5}
+    model = RuleListClassifier(lam=0.05).fit(X, [1] * 10 + [0] * 15)
+    assert str(model.rule_list_).startswith("if {element:Na} then 1")
 
 
 @pytest.mark.parametrize("token", [s for t in TOKENS for s in _spellings(t)])

@@ -15,8 +15,8 @@ rules, which hold for every method:
   :class:`MixedColumnWarning` naming the column and the offending cells.
 
 A cell is missing when it is None, a float NaN, ``pandas.NA`` or ``pandas.NaT``, or text that
-is one of :data:`MISSING_TOKENS` once stripped and lower-cased (empty, ``NA``, ``N/A``, ``NaN``,
-``null``, ``None``, ``?``, ``<NA>``, ``#N/A``). A missing cell satisfies no condition on its
+is one of :data:`MISSING_TOKENS` once stripped (empty, ``NA``, ``N/A``, ``NaN``, ``null``,
+``None``, ``?``, ``<NA>``, ``#N/A``, each also in lower or upper case, not in mixed case). A missing cell satisfies no condition on its
 column and is never a category. Feature and category names may be any text: spaces, commas and
 colons included.
 
@@ -39,9 +39,12 @@ import numpy as np
 __all__ = ["Features", "as_features", "read_csv", "read_csv_columns", "sorted_classes",
            "MISSING_TOKENS", "MixedColumnWarning"]
 
-#: Text meaning "missing" in a CSV cell or a text column, compared after stripping whitespace
-#: and lower-casing (specs/data.md §2 gives the reason for each).
-MISSING_TOKENS = frozenset({"", "na", "n/a", "nan", "null", "none", "?", "<na>", "#n/a"})
+#: Text meaning "missing" in a CSV cell or a text column, compared after stripping whitespace:
+#: each token as written, in lower case or in upper case, but not in mixed case, which is how
+#: real values such as the element Na are spelt (specs/data.md §2 gives the reason for each).
+MISSING_TOKENS = frozenset(spelling for token in ("", "NA", "N/A", "NaN", "null", "None", "?",
+                                                  "<NA>", "#N/A")
+                           for spelling in (token, token.lower(), token.upper()))
 
 #: A column whose non-missing cells are at least this fraction numbers, but not all, is
 #: "mostly numeric": it stays categorical, with a :class:`MixedColumnWarning`.
@@ -223,7 +226,7 @@ def _is_missing(cell):
     if cell is None:
         return True
     if isinstance(cell, str):
-        return cell.strip().lower() in MISSING_TOKENS
+        return cell.strip() in MISSING_TOKENS
     if isinstance(cell, (float, np.floating)):
         return math.isnan(cell)
     return type(cell).__name__ in ("NAType", "NaTType")  # pandas.NA / NaT (ambiguous truth)
