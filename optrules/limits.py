@@ -182,6 +182,7 @@ class Budget:
 _requests = 0          # signals received since the outermost interruptible() began
 _first_signal = None   # the first of them
 _depth = 0             # nesting depth of interruptible()
+_searching = 0         # how many of those blocks hold a search (work with a best-so-far)
 _previous = None       # the handlers ours replaced, while ours are installed
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -205,15 +206,17 @@ def _restore_handlers():
 
 
 def _on_signal(signum, frame):
-    global _requests, _first_signal, _depth
+    global _requests, _first_signal, _depth, _searching
     _requests += 1
-    if _requests > 1:
-        # Abort: the usual handlers come back first, and no block is left open, whichever
-        # frame (even an inner block's entry or exit) the KeyboardInterrupt unwinds.
+    if _first_signal is None:
+        _first_signal = signal.Signals(signum)
+    if _requests > 1 or not _searching:
+        # Abort (a second signal, or one while no search runs, e.g. reading a file): the usual
+        # handlers come back first, and no block is left open, whichever frame (even an inner
+        # block's entry or exit) the KeyboardInterrupt unwinds.
         _restore_handlers()
-        _depth = 0
+        _depth = _searching = 0
         raise KeyboardInterrupt
-    _first_signal = signal.Signals(signum)
     print(f"\n{_first_signal.name}: stopping at the next node with the best result so far "
           "(press Ctrl-C again to abort)", file=sys.stderr, flush=True)
 
@@ -221,13 +224,23 @@ def _on_signal(signum, frame):
 class interruptible:
     """Within this block, the first SIGINT/SIGTERM requests a clean stop, the second aborts.
 
+    Parameters
+    ----------
+    searching : bool, default True
+        Whether the block runs a search, whose best-so-far a first signal keeps. A command's
+        outer block passes False: a signal while no search runs (reading data, writing
+        files) aborts at once, as usual.
+
     Re-entrant: inner blocks share the outer block's handlers and state. A signal the process
     ignores (a background job's SIGINT) stays ignored. Outside the main thread (where Python
     cannot install handlers) it does nothing, and signals keep their usual effect.
     """
 
+    def __init__(self, searching=True):
+        self.searching = searching
+
     def __enter__(self):
-        global _requests, _first_signal, _depth, _previous
+        global _requests, _first_signal, _depth, _previous, _searching
         self.active = threading.current_thread() is threading.main_thread()
         if self.active:
             if _depth == 0:
@@ -237,12 +250,14 @@ class interruptible:
                 for signum in _previous:
                     signal.signal(signum, _on_signal)
             _depth += 1
+            _searching += self.searching
         return self
 
     def __exit__(self, *exception):
-        global _depth
+        global _depth, _searching
         if self.active and _depth > 0:
             _depth -= 1
+            _searching = max(0, _searching - self.searching)
             if _depth == 0:
                 _restore_handlers()
         return False

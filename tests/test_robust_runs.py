@@ -418,3 +418,26 @@ def test_a_target_mixing_numbers_and_strings_is_refused():
     for estimator in (RuleListClassifier(lam=0.01), OptimalRuleBoostingClassifier(1)):
         with pytest.raises(ValueError, match="string and number"):
             estimator.fit({"a": ["x", "y"] * 4}, [1, "a"] * 4)
+
+
+def test_a_signal_while_no_search_runs_aborts_at_once():
+    from optrules.limits import received_signal
+    with pytest.raises(KeyboardInterrupt):
+        with interruptible(searching=False):          # a command reading its data
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.05)
+    assert received_signal() == signal.SIGTERM
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_cli_sigterm_while_blocked_on_an_output_path_ends_the_command(tmp_path, compas_dir):
+    fifo = tmp_path / "model.json"
+    os.mkfifo(fifo)                                   # opening it blocks: no reader
+    process = subprocess.Popen(
+        [sys.executable, "-m", "optrules", "rulelist", "--csv",
+         str(compas_dir / "compas_train.csv"), "--target", COMPAS_TARGET, "--lam", "0.015",
+         "--save-model", str(fifo)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(2)
+    process.send_signal(signal.SIGTERM)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 143 and "aborted" in err and "Traceback" not in err

@@ -15,12 +15,13 @@ Certificates are saved as JSON; :func:`load_certificate` reads one back and refu
 that is not consistent in itself (specs/verification.md §7).
 """
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from optrules.limits import interrupt_requested
+from optrules.limits import interrupt_requested, interruptible
 from optrules.rule_lists.model import RuleList
 from optrules.validation import (fraction_from_text, fraction_text, json_number, json_object,
                                  read_json, shown, write_text_atomically)
@@ -289,6 +290,17 @@ def _not_finished(name, status):
     return {"check": name, "verdict": "undecided", "status": status}
 
 
+def _stoppable(certify):
+    """Run ``certify`` as a search: a first signal stops its checks (each then "undecided"),
+    a second aborts (:func:`optrules.limits.interruptible`)."""
+    @functools.wraps(certify)
+    def run(*args, **kwargs):
+        with interruptible():
+            return certify(*args, **kwargs)
+    return run
+
+
+@_stoppable
 def certify_rule_list(instance, rule_list, classes, claimed_objective,
                       checks=RULE_LIST_CHECKS, time_limit=60.0, claimed_lower_bound=None,
                       budget=None):
@@ -358,6 +370,7 @@ def certify_rule_list(instance, rule_list, classes, claimed_objective,
     return certificate
 
 
+@_stoppable
 def certify_rule(instance, query, claimed_objective, checks=RULE_CHECKS, time_limit=60.0,
                  alpha=1, budget=None):
     """Certify that conjunction ``query`` maximises eq. 2.3 on ``instance`` with that value.

@@ -6,9 +6,10 @@ each with ``add_parser(commands)``.
 
 Exit status: 0 on success (also when a node, time or memory limit stopped the search: the
 output says so and gives the optimality gap), 2 for bad arguments or input files, 130 after a
-Ctrl-C (SIGINT) and 143 after a SIGTERM: the first such signal stops the search at its next
-node, and the best result so far is printed and its files written as usual; a second signal
-aborts at once (also 130/143, nothing written). ``optrules verify`` adds 1 (refuted) and 3
+Ctrl-C (SIGINT) and 143 after a SIGTERM: the first such signal during a search stops it at its
+next node, and the best result so far is printed and its files written as usual; a second
+signal, or one while no search runs (reading data, writing files), aborts at once (also 130/143,
+nothing more written). ``optrules verify`` adds 1 (refuted) and 3
 (undecided).
 """
 
@@ -45,7 +46,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     args.started = started              # --time-limit counts from here (reading data included)
     try:
-        with interruptible(), warnings.catch_warnings():
+        with interruptible(searching=False), warnings.catch_warnings():
             # The output states every stop status and gap; a warning would say it twice.
             warnings.simplefilter("ignore", StoppedSearchWarning)
             check_output_paths(args)
