@@ -441,3 +441,10 @@ def test_cli_sigterm_while_blocked_on_an_output_path_ends_the_command(tmp_path, 
     process.send_signal(signal.SIGTERM)
     out, err = process.communicate(timeout=30)
     assert process.returncode == 143 and "aborted" in err and "Traceback" not in err
+
+
+def test_output_dash_is_stdout_and_an_empty_name_is_refused(capsys):
+    assert main(["data", "compas", "--output", "-"]) == 0
+    assert capsys.readouterr().out.startswith("sex,")
+    assert main(["data", "compas", "--output", ""]) == 2
+    assert "--output: give a file name" in capsys.readouterr().err

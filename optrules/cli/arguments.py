@@ -177,9 +177,11 @@ def check_output_paths(args):
             inputs.setdefault(os.path.realpath(path), _option_name(option))
     for option in OUTPUT_OPTIONS:
         path = getattr(args, option, None)
-        if path is None:
+        if path is None or (option == "output" and path == "-"):    # "-" is stdout
             continue
         name = _option_name(option)
+        if not path.strip():
+            raise ValueError(f"{name}: give a file name.")
         target = os.path.realpath(path)
         if target in inputs:
             raise ValueError(f"{name}: {path} is also {inputs[target]}; writing it would "

@@ -30,7 +30,7 @@ def add_parser(commands):
                         help="CORELS antecedent file, for rule lists learned on CORELS files")
     parser.add_argument("--proba", action="store_true",
                         help="also print class probabilities (classifiers)")
-    parser.add_argument("--output", metavar="FILE", help="write the CSV here, not to stdout")
+    parser.add_argument("--output", metavar="FILE", help="write the CSV here, not to stdout (-)")
     parser.set_defaults(run=run, parser=parser)
 
 
@@ -51,7 +51,7 @@ def run(args, parser):
         header += [f"P({c})" for c in model.classes_.tolist()]
         table = [row + [float(p) for p in probabilities]
                  for row, probabilities in zip(table, model.predict_proba(rows))]
-    if args.output:
+    if args.output and args.output != "-":          # "-" is stdout
         with open(args.output, "w", newline="", encoding="utf-8") as handle:
             _write(handle, header, table)
     else:
