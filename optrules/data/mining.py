@@ -175,8 +175,9 @@ def mine_antecedents(features, labels, *, classes=(0, 1), target="label", max_ca
         raise ValueError(
             f"mining would test {n_candidates:,} conjunctions of up to {max_cardinality} items "
             f"({sum(map(len, items)):,} items from {len(items):,} columns), more than "
-            f"max_candidates={max_candidates:,}: lower max_cardinality, use fewer numeric cut "
-            "points (thresholds='quantile:K' with a small K) or fewer columns.")
+            f"max_candidates={max_candidates:,}: lower max_cardinality (--max-cardinality), use "
+            "fewer numeric cut points (thresholds, --thresholds quantile:K with a small K) or "
+            "fewer columns; in Python, mine_antecedents(max_candidates=...) raises the cap.")
     item_bits = [[item.evaluate(features.columns[f]) for item in column_items]
                  for f, column_items in enumerate(items)]
     n_samples = features.n_samples
