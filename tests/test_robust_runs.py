@@ -47,8 +47,11 @@ def test_memory_cap_stops_the_search_near_the_cap():
 
 def test_default_memory_cap_is_half_the_usable_memory():
     from optrules.limits import DEFAULT_MEMORY_FRACTION, default_max_memory
+    from optrules.limits import memory_cap
     cap = default_max_memory()
-    assert cap is None or 0 < cap and DEFAULT_MEMORY_FRACTION == 0.5
+    physical = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2 ** 20
+    assert DEFAULT_MEMORY_FRACTION == 0.5 and 0 < cap <= physical / 2     # a cgroup may lower it
+    assert memory_cap("auto") == cap and memory_cap(None) is None and memory_cap(300) == 300
     assert RuleListClassifier().max_memory == "auto"
 
 
@@ -80,7 +83,8 @@ def test_time_limit_is_for_the_whole_fit():
     with pytest.warns(StoppedSearchWarning):
         model = RuleListClassifier(lam=0.002, time_limit=1.0).fit(X, y)
     assert model.status_ == "time-limit"
-    assert time.perf_counter() - start < 1.0 + 2.0        # one node plus the set-up after it
+    # One node plus the set-up after it; generous, as CI machines are shared.
+    assert time.perf_counter() - start < 1.0 + 10.0
 
 
 def test_a_budget_within_a_budget_stops_with_its_parent():
