@@ -7,6 +7,8 @@ text (sorted keys, no whitespace) of the instance's exact content.
 
 import hashlib
 import json
+import math
+import numbers
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -37,32 +39,67 @@ def _digest(payload):
 
 @dataclass(frozen=True, eq=False)
 class RuleListInstance:
-    """A rule-list problem: antecedents (M, N) bool, labels (N,) bool, λ = p/q exact.
+    """A rule-list problem: antecedents (M, N) bool, class indices (N,), λ = p/q exact, and
+    optionally exact sample weights.
+
+    A sample of weight w counts exactly as w copies of it (specs/verification.md §2).
 
     Attributes
     ----------
     antecedents : ndarray of bool, shape (M, N)
-    labels : ndarray of bool, shape (N,)
+    labels : ndarray of int64, shape (N,)
+        Class indices 0..C-1.
     lam : Fraction
     names : tuple of str
+    n_classes : int
+        C >= 2.
+    weights : tuple of Fraction or None
+        w_n >= 0 with a positive total; None when unweighted (every w_n = 1).
     """
 
     antecedents: np.ndarray
     labels: np.ndarray
     lam: Fraction
     names: tuple
+    n_classes: int = 2
+    weights: tuple | None = None
 
     @classmethod
     def from_dataset(cls, dataset, lam):
-        """From an :class:`optrules.dataset.BinaryDataset` (shared data type) and λ."""
-        return cls.from_bits(dataset.antecedent_bits(), dataset.label_bits(), lam,
-                             dataset.antecedent_names)
+        """From an :class:`optrules.data.binary_dataset.BinaryDataset` (shared data type,
+        read through its fields only) and λ."""
+        return cls.from_bits(dataset.antecedent_bits(), dataset.labels, lam,
+                             dataset.antecedent_names, dataset.n_classes,
+                             dataset.sample_weight())
 
     @classmethod
-    def from_bits(cls, antecedents, labels, lam, names=None):
-        labels = np.array(labels, dtype=bool)
-        if labels.ndim != 1 or labels.size == 0:
-            raise ValueError("labels must be a non-empty 1-D array.")
+    def from_bits(cls, antecedents, labels, lam, names=None, n_classes=None, weights=None):
+        """Validate and canonicalise an instance.
+
+        Parameters
+        ----------
+        antecedents : array-like of bool, shape (M, N)
+        labels : array-like, shape (N,)
+            Class indices 0..C-1 (booleans for two classes: True is class 1).
+        lam : Fraction, int, str or float
+            λ in (0, 1), read exactly (a float through its shortest repr).
+        names : sequence of str, optional
+            Antecedent names (default ``a0, a1, ...``).
+        n_classes : int, optional
+            C >= 2 (default: max(2, largest label + 1)).
+        weights : sequence, optional
+            One weight per sample, each an int, Fraction, decimal string or float (through its
+            shortest repr), finite and >= 0, with a positive total. None: unweighted.
+
+        Raises
+        ------
+        ValueError
+            For a wrong shape, a label outside 0..C-1, C < 2, a bad weight (naming the
+            sample), a zero total weight, or a bad λ.
+        TypeError
+            For a weight or λ of another type.
+        """
+        labels = _class_indices(labels)
         antecedents = np.array(antecedents, dtype=bool)
         if antecedents.size == 0:
             antecedents = antecedents.reshape(0, labels.size)
@@ -71,7 +108,18 @@ class RuleListInstance:
                              f"{antecedents.shape}.")
         lam = parse_fraction("lam", lam, low=0, high=1, function="RuleListInstance")
         names = _names(names, len(antecedents), "a")
-        return cls(antecedents, labels, lam, names)
+        largest = int(labels.max())
+        if n_classes is None:
+            n_classes = max(2, largest + 1)
+        if isinstance(n_classes, bool) or not isinstance(n_classes, numbers.Integral) or \
+                n_classes < 2:
+            raise ValueError(f"n_classes must be an integer >= 2; got {n_classes!r}.")
+        if largest >= n_classes:
+            raise ValueError(f"labels must be class indices 0..{n_classes - 1}; sample "
+                             f"{int(np.argmax(labels)) + 1} has label {largest}.")
+        if weights is not None:
+            weights = _exact_weights(weights, labels.size)
+        return cls(antecedents, labels, lam, names, int(n_classes), weights)
 
     @property
     def n_samples(self):
@@ -81,23 +129,81 @@ class RuleListInstance:
     def n_antecedents(self):
         return len(self.antecedents)
 
+    @property
+    def weighted(self):
+        return self.weights is not None
+
+    def sample_weights(self):
+        """w_n of every sample: the weights, or ``1`` (an int) for each when unweighted."""
+        return (1,) * self.n_samples if self.weights is None else self.weights
+
+    @property
+    def total_weight(self):
+        """W = Σ w_n as a Fraction (N when unweighted)."""
+        return Fraction(sum(self.sample_weights()))
+
     def digest(self):
-        return _digest({"kind": "rule-list", "lambda": fraction_text(self.lam),
-                        "labels": _bits_text(self.labels), "names": list(self.names),
-                        "antecedents": [_bits_text(row) for row in self.antecedents]})
+        """SHA-256 of the canonical JSON of the instance.
+
+        Two classes without weights give exactly the payload of certificate version 1 (labels
+        as a bit string), so older certificates still match their data; otherwise the labels
+        are a list of class indices, with ``n_classes`` and ``weights`` (``"p/q"`` texts, or
+        null) added.
+        """
+        payload = {"kind": "rule-list", "lambda": fraction_text(self.lam),
+                   "names": list(self.names),
+                   "antecedents": [_bits_text(row) for row in self.antecedents]}
+        if self.n_classes == 2 and self.weights is None:
+            payload["labels"] = _bits_text(self.labels)
+        else:
+            payload.update(labels=self.labels.tolist(), n_classes=self.n_classes,
+                           weights=None if self.weights is None
+                           else [fraction_text(w) for w in self.weights])
+        return _digest(payload)
 
     def groups(self):
-        """Samples grouped by antecedent vector: list of (vector, positives, negatives).
+        """Samples grouped by antecedent vector: list of (vector, class weights), in order of
+        first occurrence; ``class weights[c]`` is the exact total weight of the group's
+        samples of class c (an int count when unweighted, else a Fraction).
 
         Equivalent samples (§3.14 of Angelino et al.) are captured together by every rule
-        list, so the encodings work on groups with integer multiplicities.
+        list, so the encodings work on groups with these weights.
         """
-        counts = {}
-        for n in range(self.n_samples):
+        zero = 0 if self.weights is None else Fraction(0)
+        totals = {}
+        for n, weight in enumerate(self.sample_weights()):
             key = tuple(bool(b) for b in self.antecedents[:, n])
-            positives, negatives = counts.get(key, (0, 0))
-            counts[key] = (positives + bool(self.labels[n]), negatives + (not self.labels[n]))
-        return [(key, p, q) for key, (p, q) in counts.items()]
+            row = totals.setdefault(key, [zero] * self.n_classes)
+            row[self.labels[n]] += weight
+        return [(key, tuple(row)) for key, row in totals.items()]
+
+
+def _class_indices(labels):
+    """Labels as int64 class indices (N,), N >= 1 (booleans: True is class 1)."""
+    raw = np.asarray(labels)
+    if raw.ndim != 1 or raw.size == 0:
+        raise ValueError("labels must be a non-empty 1-D array.")
+    if raw.dtype == bool:
+        return raw.astype(np.int64)
+    values = raw.tolist()
+    for n, value in enumerate(values):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"labels must be class indices 0, 1, ..., C-1 (or booleans); "
+                             f"sample {n + 1} has label {value!r}.")
+    return np.array(values, dtype=np.int64)
+
+
+def _exact_weights(weights, n_samples):
+    """The weights as a tuple of Fractions, each finite and >= 0, with a positive total."""
+    weights = list(weights.tolist() if isinstance(weights, np.ndarray) else weights)
+    if len(weights) != n_samples:
+        raise ValueError(f"{len(weights)} weights given for {n_samples} samples.")
+    exact = tuple(parse_fraction(f"weights[{n}]", value, low=0, high=math.inf,
+                                 function="RuleListInstance", low_inclusive=True)
+                  for n, value in enumerate(weights))
+    if sum(exact) == 0:
+        raise ValueError("the weights sum to 0; at least one sample needs a positive weight.")
+    return exact
 
 
 @dataclass(frozen=True, eq=False)

@@ -26,16 +26,14 @@ class InstanceTooLarge(ValueError):
     """The instance is too large for exhaustive enumeration."""
 
 
-def _majority_mistakes(members, positives):
-    n_positive = len(members & positives)
-    return min(n_positive, len(members) - n_positive)
-
-
 def optimal_rule_list(instance):
-    """Minimum of R(d) = mistakes/N + λK over all rule lists (Angelino et al. 2018, eq. 6).
+    """Minimum of R(d) = (weighted mistakes)/W + λK over all rule lists (Angelino et al. 2018,
+    eq. 6, with C classes and sample weights w_n; W = Σ w_n).
 
-    Enumerates every ordered list of distinct antecedents up to K_max = min(M,
-    floor(R(empty)/λ)): a longer list costs more than λ·K_max >= R(empty) and cannot win.
+    Each rule, and the default, predicts a class of largest weight among the samples it
+    captures, so a set S of captured samples costs w(S) − max_c w(S ∩ class c) (every maximal
+    class costs the same, so ties do not matter here). Enumerates every ordered list of
+    distinct antecedents of length at most K_max = min(M, floor(R(empty)/λ)).
 
     Returns
     -------
@@ -50,10 +48,22 @@ def optimal_rule_list(instance):
     Interrupted
         If a signal asked every method to stop (see :mod:`.stopping`).
     """
-    n_samples, lam = instance.n_samples, instance.lam
-    everything = frozenset(range(n_samples))
-    positives = frozenset(np.flatnonzero(instance.labels).tolist())
-    empty = Fraction(_majority_mistakes(everything, positives), n_samples)
+    lam, total = instance.lam, instance.total_weight
+    weights = instance.sample_weights()
+    classes = [frozenset(np.flatnonzero(instance.labels == c).tolist())
+               for c in range(instance.n_classes)]
+
+    def mistakes(captured):
+        """Weight of the samples in ``captured`` outside a class of largest weight there."""
+        per_class = [sum((weights[n] for n in captured & members), Fraction(0))
+                     for members in classes]
+        return sum(per_class) - max(per_class)
+
+    everything = frozenset(range(instance.n_samples))
+    empty = mistakes(everything) / total
+    # K_max: the misclassification term is >= 0 (weights are >= 0), so a list of K rules has
+    # R >= λK; if λK > R(empty) it is strictly worse than the empty list, so every optimal list
+    # has K <= R(empty)/λ, i.e. K <= floor(R(empty)/λ); and K <= M (distinct antecedents).
     max_length = min(instance.n_antecedents, math.floor(empty / lam))
     count = sum(math.perm(instance.n_antecedents, k) for k in range(max_length + 1))
     if count > MAX_RULE_LISTS:
@@ -61,7 +71,7 @@ def optimal_rule_list(instance):
                                f"(limit {MAX_RULE_LISTS}); use the CP-SAT or MaxSAT encodings.")
     sets = [frozenset(np.flatnonzero(row).tolist()) for row in instance.antecedents]
     best, best_prefix = empty, ()
-    stack = [((), everything, 0)]
+    stack = [((), everything, Fraction(0))]
     while stack:
         check_interrupt()
         prefix, uncaptured, prefix_mistakes = stack.pop()
@@ -71,13 +81,12 @@ def optimal_rule_list(instance):
             if m in prefix:
                 continue
             captured = uncaptured & antecedent
-            mistakes = prefix_mistakes + _majority_mistakes(captured, positives)
+            with_rule = prefix_mistakes + mistakes(captured)
             rest = uncaptured - captured
-            objective = Fraction(mistakes + _majority_mistakes(rest, positives), n_samples) \
-                + lam * (len(prefix) + 1)
+            objective = (with_rule + mistakes(rest)) / total + lam * (len(prefix) + 1)
             if objective < best:
                 best, best_prefix = objective, prefix + (m,)
-            stack.append((prefix + (m,), rest, mistakes))
+            stack.append((prefix + (m,), rest, with_rule))
     return best, best_prefix
 
 

@@ -14,11 +14,24 @@ __all__ = ["RuleListCheck", "rescore_rule_list", "rescore_rule"]
 
 @dataclass(frozen=True)
 class RuleListCheck:
-    """Re-score of a rule list: exact mistakes and objective, labels that are not a majority
-    label of the samples they capture (``"default"`` for the default rule), and per rule
-    ``(rule, n_captured, n_positive, predicts_positive)``."""
+    """Re-score of a rule list.
 
-    mistakes: int
+    Attributes
+    ----------
+    mistakes : int or Fraction
+        Exact weight of the misclassified samples (their number when unweighted).
+    objective : Fraction
+        R(d) = mistakes/W + λK.
+    non_majority_labels : tuple
+        The rules (index k, or ``"default"``) whose label is not a majority label: some class
+        has strictly more captured weight than the predicted one.
+    captures : tuple
+        Per rule, then the default: ``(rule, class_weights, predicted)`` with the exact
+        captured weight of each class (a tuple of length C; int counts when unweighted) and
+        the predicted class index.
+    """
+
+    mistakes: int | Fraction
     objective: Fraction
     non_majority_labels: tuple
     captures: tuple
@@ -27,19 +40,28 @@ class RuleListCheck:
 def rescore_rule_list(instance, rule_list, classes):
     """Re-score a :class:`optrules.rule_lists.model.RuleList` on a RuleListInstance.
 
-    A label is a majority label when it is the strictly more frequent label of the samples the
-    rule captures, or either label on a tie (CORELS predicts positive on a tie; both give the
-    same mistakes).
+    A label is a majority label when no class has strictly more weight among the samples the
+    rule captures (on a tie any maximal class is accepted: all give the same mistakes; the
+    engines predict the last of them in class order).
+
+    Parameters
+    ----------
+    instance : RuleListInstance
+    rule_list : RuleList
+    classes : sequence
+        The C class values, in the order of the instance's class indices.
 
     Raises
     ------
     ValueError
-        If the list names an antecedent the instance does not have, or a class not in
-        ``classes``.
+        If ``classes`` does not have the instance's C values, the list names an antecedent the
+        instance does not have, or a prediction not in ``classes``.
     """
+    classes = list(classes)
+    if len(classes) != instance.n_classes:
+        raise ValueError(f"{len(classes)} classes {classes} given for an instance with "
+                         f"{instance.n_classes} classes.")
     index = {name: m for m, name in enumerate(instance.names)}
-    uncaptured = np.ones(instance.n_samples, dtype=bool)
-    mistakes, bad_labels, captures = 0, [], []
     steps = []
     for k, rule in enumerate(rule_list.rules):
         if rule.antecedent not in index:
@@ -47,20 +69,25 @@ def rescore_rule_list(instance, rule_list, classes):
                              "instance does not have.")
         steps.append((k, instance.antecedents[index[rule.antecedent]], rule.prediction))
     steps.append(("default", np.ones(instance.n_samples, dtype=bool), rule_list.default))
+    weights = instance.sample_weights()
+    zero = 0 if instance.weights is None else Fraction(0)
+    uncaptured = np.ones(instance.n_samples, dtype=bool)
+    mistakes, bad_labels, captures = zero, [], []
     for key, holds, prediction in steps:
         if prediction not in classes:
-            raise ValueError(f"prediction {prediction!r} is not one of {list(classes)}.")
+            raise ValueError(f"prediction {prediction!r} is not one of {classes}.")
+        predicted = classes.index(prediction)
         captured = uncaptured & holds
-        n_captured = int(captured.sum())
-        n_positive = int(instance.labels[captured].sum())
-        predicts_positive = prediction == classes[1]
-        wrong = n_captured - n_positive if predicts_positive else n_positive
-        if 2 * wrong > n_captured:
+        class_weights = [zero] * instance.n_classes
+        for n in np.flatnonzero(captured).tolist():
+            class_weights[instance.labels[n]] += weights[n]
+        if max(class_weights) > class_weights[predicted]:
             bad_labels.append(key)
-        captures.append((key, n_captured, n_positive, predicts_positive))
-        mistakes += wrong
+        captures.append((key, tuple(class_weights), predicted))
+        mistakes += sum(class_weights) - class_weights[predicted]
         uncaptured &= ~holds
-    objective = Fraction(mistakes, instance.n_samples) + instance.lam * len(rule_list.rules)
+    objective = Fraction(mistakes) / instance.total_weight + \
+        instance.lam * len(rule_list.rules)
     return RuleListCheck(mistakes, objective, tuple(bad_labels), tuple(captures))
 
 
