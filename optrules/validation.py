@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["parse_fraction", "fraction_text", "fraction_from_text", "read_json",
+__all__ = ["parse_fraction", "exact_number", "fraction_text", "fraction_from_text", "read_json",
            "write_text_atomically", "json_object",
            "json_number", "shown", "parse_thresholds",
            "validate_params", "ExactFraction", "Integer",
@@ -80,7 +80,7 @@ def parse_fraction(name, value, *, low, high, function, low_inclusive=False,
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError(f"{where} must be finite. Got {value!r} instead.")
     try:
-        exact = _exact_number(value)
+        exact = exact_number(value)
     except (ValueError, ZeroDivisionError) as error:
         raise ValueError(f"{where} must be a number like '0.01' or '1/100'. "
                          f"Got {value!r} instead.") from error
@@ -95,7 +95,7 @@ def parse_fraction(name, value, *, low, high, function, low_inclusive=False,
 _EXPONENT = re.compile(r"[eE][+-]?0*([0-9]+)")
 
 
-def _exact_number(value):
+def exact_number(value):
     """``Fraction`` of a str, an int, a float (through its shortest repr) or a Fraction.
 
     Text with a decimal exponent of more than 4 digits is refused (ValueError):
