@@ -38,11 +38,14 @@ __all__ = ["Certificate", "certify_rule_list", "certify_rule", "RULE_LIST_CHECKS
 RULE_LIST_CHECKS = ("oracle", "cp-sat", "maxsat")
 RULE_CHECKS = ("oracle", "claim", "dinkelbach", "cardinality")
 
-FORMAT, VERSION = "optrules.certificate", 1
+FORMAT, VERSION = "optrules.certificate", 2
 #: The fields of a certificate file, in the order they are written.
 FIELDS = ("format", "version", "kind", "instance_sha256", "verdict", "lambda", "n_samples",
-          "claimed_objective", "rescored_objective", "claimed_lower_bound", "model", "problems",
-          "checks", "source")
+          "total_weight", "claimed_objective", "rescored_objective", "claimed_lower_bound",
+          "model", "problems", "checks", "source")
+#: The fields of each version this optrules reads: version 1 (two classes, no weights) had no
+#: ``total_weight``.
+VERSION_FIELDS = {1: tuple(name for name in FIELDS if name != "total_weight"), 2: FIELDS}
 #: A check's verdict; "bounded": its optimum lies inside a limited claim's interval.
 CHECK_VERDICTS = ("certified", "refuted", "undecided", "bounded", "skipped")
 
@@ -53,8 +56,11 @@ def _text(value):
 
 @dataclass
 class Certificate:
-    """The outcome of certifying one claim on an instance (λ, N samples); ``checks`` holds one
-    dict per check.
+    """The outcome of certifying one claim on an instance (λ, N samples, total weight W);
+    ``checks`` holds one dict per check.
+
+    ``total_weight`` is W for a rule list with sample weights, None when unweighted (W = N) and
+    for a rule.
 
     ``claimed_lower_bound`` is set for a rule list from a search stopped at a limit, which
     claims only lower bound <= optimum <= objective. ``source`` records how the instance was
@@ -73,6 +79,7 @@ class Certificate:
     checks: list = field(default_factory=list)
     problems: list = field(default_factory=list)
     source: dict | None = None
+    total_weight: Fraction | None = None
 
     @property
     def verdict(self):
@@ -80,7 +87,8 @@ class Certificate:
 
     def to_dict(self):
         values = (FORMAT, VERSION, self.kind, self.instance_digest, self.verdict,
-                  _text(self.lam), self.n_samples, _text(self.claimed_objective),
+                  _text(self.lam), self.n_samples, _text(self.total_weight),
+                  _text(self.claimed_objective),
                   _text(self.rescored_objective), _text(self.claimed_lower_bound), self.model,
                   self.problems, self.checks, self.source)
         return dict(zip(FIELDS, values))
@@ -104,15 +112,18 @@ def _verdict(problems, checks):
 def load_certificate(path):
     """Read a certificate file, checking that it is well-formed and consistent in itself.
 
-    Checked: strict JSON (no NaN or infinite numbers); the format, version 1 and exactly the
-    fields :meth:`Certificate.to_dict` writes; a known kind; a SHA-256 instance digest; λ
-    (in (0, 1) for a rule list, >= 0 for a rule) and N >= 1; the claimed and re-scored
-    objectives and the claimed lower bound as exact fractions (0 <= bound <= claim); the model
-    (a valid rule list whose re-scored objective is m/N + λK for some m in [0, N]; or a query
-    of distinct proposition indices with their names and α in (0, 1]); every check entry
-    well-formed, and a check that proved an optimum carries the verdict that optimum gives
-    against the claim; a re-score that differs from the claim recorded as a problem; and the
-    stored verdict the one the problems and checks give (:attr:`Certificate.verdict`).
+    Checked: strict JSON (no NaN or infinite numbers); the format, version 2 (or 1) and exactly
+    the fields that version writes (version 1 has no ``total_weight``: it is unweighted); a
+    known kind; a SHA-256 instance digest; λ (in (0, 1) for a rule list, >= 0 for a rule),
+    N >= 1 and the total weight W (null, i.e. W = N, or an exact fraction > 0; null for a
+    rule); the claimed and re-scored objectives and the claimed lower bound as exact fractions
+    (0 <= bound <= claim); the model (a valid rule list whose re-scored objective is m/W + λK
+    for a mistake weight m in [0, W], an integer when unweighted; or a query of distinct
+    proposition indices with their names and α in (0, 1]); every check entry well-formed, and
+    a check that proved an optimum carries the verdict that optimum gives against the claim; a
+    re-score that differs from the claim, and class counts of the model that do not sum to W or
+    do not give the re-scored objective, recorded as a problem; and the stored verdict the one
+    the problems and checks give (:attr:`Certificate.verdict`).
 
     What no file can show is that its checks really ran on its data: ``optrules verify
     --recheck CERT DATA...`` runs them again.
@@ -141,10 +152,11 @@ def _check_certificate(body):
     if not isinstance(body, dict) or body.get("format") != FORMAT:
         raise ValueError(f'not an optrules certificate (expected "format": "{FORMAT}").')
     version = body.get("version")
-    if version != VERSION or isinstance(version, bool):
+    if isinstance(version, bool) or not isinstance(version, int) or \
+            version not in VERSION_FIELDS:
         raise ValueError(f"the certificate has version {shown(version)}; this optrules reads "
-                         f"version {VERSION}.")
-    json_object(body, "", FIELDS)
+                         f"versions {' and '.join(map(str, VERSION_FIELDS))}.")
+    json_object(body, "", VERSION_FIELDS[version])
     kind = body["kind"]
     if kind not in ("rule-list", "rule"):
         raise ValueError(f"kind {shown(kind)} is not 'rule-list' or 'rule'.")
@@ -157,6 +169,12 @@ def _check_certificate(body):
         raise ValueError(f"lambda {body['lambda']} is not in "
                          f"{'(0, 1)' if kind == 'rule-list' else '[0, inf)'}.")
     n_samples = json_number(body["n_samples"], "n_samples", integer=True, low=1)
+    total_weight = body.get("total_weight")
+    if total_weight is not None:
+        total_weight = fraction_from_text(total_weight, "total_weight")
+        if kind == "rule" or total_weight <= 0:
+            raise ValueError(f"total_weight {body['total_weight']} must be null, or for a rule "
+                             "list > 0.")
     claimed, rescored = (fraction_from_text(body[name], name)
                          for name in ("claimed_objective", "rescored_objective"))
     if min(claimed, rescored) < 0:
@@ -167,16 +185,21 @@ def _check_certificate(body):
         raise ValueError(f"claimed_lower_bound {body['claimed_lower_bound']} must be null, or "
                          "for a rule list in [0, claimed_objective].")
     if kind == "rule-list":
-        _check_rule_list_model(body["model"], lam, n_samples, rescored)
+        rule_list = _check_rule_list_model(body["model"], lam, n_samples, total_weight,
+                                           rescored)
         upper_bound = None
     else:
-        upper_bound = claimed / _check_rule_model(body["model"])
+        rule_list, upper_bound = None, claimed / _check_rule_model(body["model"])
     problems, checks = body["problems"], body["checks"]
     if not isinstance(problems, list) or not all(isinstance(p, str) for p in problems):
         raise ValueError(f"problems must be a list of strings; got {shown(problems)}.")
     if rescored != claimed and not problems:
         raise ValueError(f"rescored_objective {body['rescored_objective']} differs from "
                          f"claimed_objective {body['claimed_objective']}, but problems is empty.")
+    counts_problem = None if rule_list is None else _class_counts_problem(
+        rule_list, lam, n_samples if total_weight is None else total_weight, rescored)
+    if counts_problem and not problems:
+        raise ValueError(f"{counts_problem}, but problems is empty.")
     if not isinstance(checks, list):
         raise ValueError(f"checks must be a list; got {shown(checks)}.")
     for i, check in enumerate(checks):
@@ -188,13 +211,42 @@ def _check_certificate(body):
         raise ValueError(f"source must be null or a JSON object; got {shown(body['source'])}.")
 
 
-def _check_rule_list_model(model, lam, n_samples, rescored):
+def _check_rule_list_model(model, lam, n_samples, total_weight, rescored):
+    """The certificate's rule list, after checking that the re-scored objective is
+    m/W + λK (eq. 6) for a mistake weight m in [0, W], an integer when unweighted (W = N)."""
     rule_list = RuleList.from_dict(model, "model")
-    mistakes = (rescored - lam * len(rule_list)) * n_samples     # R = m/N + λK (eq. 6)
-    if mistakes.denominator != 1 or not 0 <= mistakes <= n_samples:
-        raise ValueError(f"rescored_objective {fraction_text(rescored)} is not m/N + lambda*K "
-                         f"for any number of mistakes m in [0, N], with N = {n_samples} and K = "
-                         f"{len(rule_list)} rules.")
+    if total_weight is None:
+        mistakes = (rescored - lam * len(rule_list)) * n_samples
+        if mistakes.denominator != 1 or not 0 <= mistakes <= n_samples:
+            raise ValueError(f"rescored_objective {fraction_text(rescored)} is not m/N + "
+                             f"lambda*K for any number of mistakes m in [0, N], with N = "
+                             f"{n_samples} and K = {len(rule_list)} rules.")
+    elif not 0 <= (rescored - lam * len(rule_list)) * total_weight <= total_weight:
+        raise ValueError(f"rescored_objective {fraction_text(rescored)} is not m/W + lambda*K "
+                         f"for any mistake weight m in [0, W], with W = total_weight "
+                         f"{fraction_text(total_weight)} and K = {len(rule_list)} rules.")
+    return rule_list
+
+
+def _class_counts_problem(rule_list, lam, total, rescored):
+    """Why the model's class counts (the captured weight of each class, per rule and for the
+    default) do not fit the certificate: they must sum to W and give the re-scored objective
+    Σ(captured − captured of the predicted class)/W + λK. None if they fit or are absent."""
+    rows = [(rule.class_counts, rule.prediction) for rule in rule_list.rules] + \
+        [(rule_list.default_counts, rule_list.default)]
+    if any(counts is None for counts, _ in rows):
+        return None
+    counted = sum(sum(counts) for counts, _ in rows)
+    if counted != total:
+        return (f"the model's class counts sum to {fraction_text(counted)}, not the total "
+                f"weight {fraction_text(total)}")
+    mistakes = sum(sum(counts) - counts[rule_list.classes.index(prediction)]
+                   for counts, prediction in rows)
+    objective = Fraction(mistakes) / total + lam * len(rule_list)
+    if objective != rescored:
+        return (f"the model's class counts give the objective {fraction_text(objective)}, not "
+                f"rescored_objective {fraction_text(rescored)}")
+    return None
 
 
 def _check_rule_model(model):
@@ -314,7 +366,9 @@ def certify_rule_list(instance, rule_list, classes, claimed_objective,
     ----------
     instance : RuleListInstance
     rule_list : optrules.rule_lists.model.RuleList
-    classes : (negative, positive) class values
+    classes : sequence
+        The C class values, in the order of the instance's class indices (for two classes:
+        negative, positive).
     claimed_objective : Fraction
     checks : iterable of {"oracle", "cp-sat", "maxsat"}
     time_limit : float
@@ -329,13 +383,20 @@ def certify_rule_list(instance, rule_list, classes, claimed_objective,
     certificate = Certificate("rule-list", instance.digest(), instance.lam, instance.n_samples,
                               claimed, rescored.objective, rule_list.to_dict(),
                               None if claimed_lower_bound is None
-                              else Fraction(claimed_lower_bound))
+                              else Fraction(claimed_lower_bound),
+                              total_weight=instance.total_weight if instance.weighted else None)
     if rescored.objective != claimed:
         certificate.problems.append(f"the model re-scores to {_text(rescored.objective)}, not "
                                     f"the claimed {_text(claimed)}")
     if rescored.non_majority_labels:
         certificate.problems.append(f"labels that are not majority labels: "
                                     f"{list(rescored.non_majority_labels)}")
+    wrong_counts = [key for (key, weights, _), counts in zip(
+        rescored.captures, [rule.class_counts for rule in rule_list.rules] +
+        [rule_list.default_counts]) if counts is not None and tuple(counts) != weights]
+    if wrong_counts:
+        certificate.problems.append(f"class counts that are not the class weights the rule "
+                                    f"captures: {wrong_counts}")
     for name in checks:
         if name == "oracle":
             try:

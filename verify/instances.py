@@ -185,7 +185,7 @@ def _class_indices(labels):
         raise ValueError("labels must be a non-empty 1-D array.")
     if raw.dtype == bool:
         return raw.astype(np.int64)
-    values = raw.tolist()
+    values = raw.tolist() if isinstance(labels, np.ndarray) else list(labels)
     for n, value in enumerate(values):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ValueError(f"labels must be class indices 0, 1, ..., C-1 (or booleans); "
