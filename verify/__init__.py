@@ -1,10 +1,11 @@
 """optrules.verify: independent certification of optimality claims.
 
 Exact brute-force oracles (:mod:`.oracle`), CP-SAT and MaxSAT encodings of optimal rule lists
-(:mod:`.rule_list_encodings`), CP-SAT certification of optimal boosting rules
-(:mod:`.rule_encodings`), exact re-scoring (:mod:`.rescore`) and certificates
-(:mod:`.certify`). Nothing here imports the engines' search code (``optrules.reference``,
-``optrules.fast``); only the shared data types are used. See ``specs/verification.md``.
+with C >= 2 classes and exact sample weights (:mod:`.rule_list_encodings`), CP-SAT
+certification of optimal boosting rules (:mod:`.rule_encodings`), exact re-scoring
+(:mod:`.rescore`) and certificates (:mod:`.certify`). Nothing here imports the engines'
+search code (``optrules.reference``, ``optrules.fast``); only the shared data types are used.
+See ``specs/verification.md``.
 """
 
 from .certify import Certificate, certify_rule, certify_rule_list, load_certificate

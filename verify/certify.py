@@ -377,6 +377,13 @@ def certify_rule_list(instance, rule_list, classes, claimed_objective,
     budget : optrules.limits.Budget, optional
         The whole run's time: each solver gets at most what is left, and a check with no time
         left is "undecided" (status "TIME LIMIT") without running.
+
+    Returns
+    -------
+    Certificate
+        With ``total_weight`` = W for a weighted instance (None when unweighted). Problems: a
+        re-score other than the claim, labels that are not majority labels, and class counts
+        of the model (when it carries them) other than the class weights its rules capture.
     """
     claimed = Fraction(claimed_objective)
     rescored = rescore_rule_list(instance, rule_list, classes)
