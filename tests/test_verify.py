@@ -161,8 +161,8 @@ def test_instance_digest_is_stable_and_sensitive():
     data, lam = small_rule_list_case()
     first = RuleListInstance.from_dataset(data, lam).digest()
     assert first == RuleListInstance.from_dataset(data, lam).digest() and len(first) == 64
-    flipped = data.label_bits()
-    flipped[0] = not flipped[0]
+    flipped = data.labels.copy()
+    flipped[0] = 1 - flipped[0]
     other = BinaryDataset.from_bits(data.antecedent_names, data.antecedent_bits(), flipped)
     assert RuleListInstance.from_dataset(other, lam).digest() != first
     assert RuleListInstance.from_dataset(data, Fraction(1, 51)).digest() != first
