@@ -107,28 +107,50 @@ def test_brace_inside_name(tmp_path):
 
 # --- label files --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("lines", [1, 3])
-def test_label_file_must_have_exactly_2_lines(tmp_path, lines):
-    text = "".join(f"{{y:c{k}}} 1 0\n" for k in range(lines))
-    path = _write(tmp_path, "n.label", text)
+def test_label_file_of_one_line(tmp_path):
+    path = _write(tmp_path, "n.label", "{y:c0} 1 1\n")
     with pytest.raises(CorelsFormatError,
-                       match=_where(path) + re.escape(": a label file has exactly 2 lines "
-                                                      "(negative class, then positive class); "
-                                                      f"found {lines}.")):
+                       match=_where(path) + re.escape(": a label file has one line per class, "
+                                                      "at least 2 (in class order; for two "
+                                                      "classes the negative, then the positive "
+                                                      "class); found 1.") + "$"):
         read_label(path)
+
+
+def test_label_file_of_two_lines_reads_negative_then_positive(tmp_path):
+    path = _write(tmp_path, "two.label", GOOD_LABEL)
+    target, classes, labels = read_label(path)
+    assert (target, classes) == ("y", ("No", "Yes"))
+    assert labels.dtype == np.int64 and labels.tolist() == [0, 1, 0, 1]
+
+
+def test_label_file_of_three_lines_gives_class_indices_in_line_order(tmp_path):
+    path = _write(tmp_path, "three.label", "{y:b} 1 0 0 0\n{y:a} 0 0 1 1\n{y:c} 0 1 0 0\n")
+    target, classes, labels = read_label(path)
+    assert (target, classes) == ("y", ("b", "a", "c"))     # line order, not sorted
+    assert labels.dtype == np.int64 and labels.tolist() == [0, 2, 1, 1]
 
 
 def test_label_lines_of_different_targets(tmp_path):
-    path = _write(tmp_path, "t.label", "{y:No} 1 0\n{z:Yes} 0 1\n")
+    path = _write(tmp_path, "t.label", "{y:No} 1 0 0\n{y:Maybe} 0 1 0\n{z:Yes} 0 0 1\n")
     with pytest.raises(CorelsFormatError,
-                       match=_where(path) + re.escape(": the two lines must name two classes of "
-                                                      "one target; got {y:No} and {z:Yes}.")):
+                       match=_where(path, 3) + re.escape(": label name {z:Yes} names the target "
+                                                         "'z', but line 1 names 'y'; every line "
+                                                         "names a class of one target.")):
         read_label(path)
 
 
-def test_label_lines_of_the_same_class(tmp_path):
-    path = _write(tmp_path, "t.label", "{y:Yes} 1 0\n{y:Yes} 0 1\n")
-    with pytest.raises(CorelsFormatError, match="two classes of one target"):
+@pytest.mark.parametrize("text, line, first", [
+    ("{y:Yes} 1 0\n{y:Yes} 0 1\n", 2, 1),
+    ("{y:a} 1 0 0\n{y:b} 0 1 0\n{y:a} 0 0 1\n", 3, 1),
+])
+def test_label_lines_of_the_same_class(tmp_path, text, line, first):
+    path = _write(tmp_path, "t.label", text)
+    value = text.split("\n")[line - 1].split()[0][3:-1]
+    with pytest.raises(CorelsFormatError,
+                       match=_where(path, line) + re.escape(f": the class {value!r} is also on "
+                                                            f"line {first}; every line names "
+                                                            "another class.")):
         read_label(path)
 
 
@@ -143,16 +165,35 @@ def test_label_name_without_class(tmp_path):
 def test_sample_with_both_label_bits(tmp_path):
     path = _write(tmp_path, "both.label", "{y:No} 1 1 0 1\n{y:Yes} 0 1 1 1\n")
     with pytest.raises(CorelsFormatError,
-                       match=_where(path) + re.escape(": sample 2 has both label bits set "
-                                                      "(2 such samples)")):
+                       match=_where(path) + re.escape(": sample 2 has its label bit set on "
+                                                      "lines 1 and 2 (2 samples with no label "
+                                                      "or several); each sample has exactly "
+                                                      "one label.") + "$"):
         read_label(path)
 
 
 def test_sample_with_neither_label_bit(tmp_path):
     path = _write(tmp_path, "neither.label", "{y:No} 1 0 0\n{y:Yes} 0 1 0\n")
     with pytest.raises(CorelsFormatError,
-                       match=_where(path) + re.escape(": sample 3 has neither label bit set "
-                                                      "(1 such samples)")):
+                       match=_where(path) + re.escape(": sample 3 has its label bit set on no "
+                                                      "line (1 sample with no label or "
+                                                      "several)")):
+        read_label(path)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("{y:a} 1 0 0 1\n{y:b} 0 1 0 0\n{y:c} 0 0 0 0\n",
+     "sample 3 has its label bit set on no line (1 sample"),
+    ("{y:a} 1 0 0 0\n{y:b} 0 1 1 0\n{y:c} 0 0 1 1\n",
+     "sample 3 has its label bit set on lines 2 and 3 (1 sample"),
+    ("{y:a} 1 1 0 0\n{y:b} 0 1 1 0\n{y:c} 0 1 0 1\n",
+     "sample 2 has its label bit set on lines 1, 2 and 3 (1 sample"),
+    ("{y:a} 0 0 0 0\n{y:b} 1 1 0 1\n{y:c} 0 0 0 1\n",
+     "sample 3 has its label bit set on no line (2 samples"),
+])
+def test_three_class_sample_in_no_line_or_in_several(tmp_path, text, message):
+    path = _write(tmp_path, "c.label", text)
+    with pytest.raises(CorelsFormatError, match=_where(path) + ": " + re.escape(message)):
         read_label(path)
 
 
@@ -245,7 +286,7 @@ def test_round_trip_of_a_random_dataset(tmp_path):
     loaded = load_corels(*paths)
     assert loaded.antecedent_names == tuple(names)
     np.testing.assert_array_equal(loaded.antecedent_bits(), bits)
-    np.testing.assert_array_equal(loaded.label_bits(), labels)
+    np.testing.assert_array_equal(loaded.labels, labels)
     assert loaded.target == "risk"
     assert loaded.classes == ("low", "high")
     np.testing.assert_array_equal(loaded.minority, dataset.minority)
@@ -258,3 +299,40 @@ def test_save_minor_without_minority(tmp_path):
     dataset = BinaryDataset.from_bits(["a:x"], [[True, False]], [True, False])
     with pytest.raises(ValueError, match="no equivalent-points minority to write"):
         save_corels(dataset, tmp_path / "m.out", tmp_path / "m.label", tmp_path / "m.minor")
+
+
+def test_round_trip_of_three_classes(tmp_path):
+    rng = np.random.default_rng(7)
+    bits = rng.random((4, 70)) < 0.5
+    labels = rng.integers(0, 3, 70)
+    dataset = BinaryDataset.from_bits([f"f:{m}" for m in range(4)], bits, labels, target="t",
+                                      classes=("low", "mid", "high"))
+    out, label = tmp_path / "c.out", tmp_path / "c.label"
+    save_corels(dataset, out, label)
+    assert [line.split()[0] for line in label.read_text().splitlines()] == \
+        ["{t:low}", "{t:mid}", "{t:high}"]
+    loaded = load_corels(out, label)
+    assert loaded.classes == ("low", "mid", "high") and loaded.n_classes == 3
+    np.testing.assert_array_equal(loaded.labels, labels)
+    np.testing.assert_array_equal(loaded.antecedent_bits(), bits)
+
+
+def test_write_label_takes_bool_or_class_indices(tmp_path):
+    path = tmp_path / "w.label"
+    write_label(path, "y", ("n", "p"), [True, False, True])
+    assert path.read_text() == "{y:n} 0 1 0\n{y:p} 1 0 1\n"
+    write_label(path, "y", ("a", "b", "c"), np.array([2, 0, 1]))
+    assert path.read_text() == "{y:a} 0 1 0\n{y:b} 0 0 1\n{y:c} 1 0 0\n"
+
+
+@pytest.mark.parametrize("classes, labels, message", [
+    (("a", "b"), [0, 2], "sample 2 has label 2, which is not a class index 0..1 of ('a', 'b')."),
+    (("a", "b", "c"), [0, -1], "sample 2 has label -1, which is not a class index 0..2"),
+    (("a",), [0, 0], "a label file needs two or more classes; got ('a',)."),
+])
+def test_write_label_refuses_labels_that_are_not_class_indices(tmp_path, classes, labels,
+                                                               message):
+    path = tmp_path / "w.label"
+    with pytest.raises(ValueError, match="^" + re.escape(message)):
+        write_label(path, "y", classes, labels)
+    assert not path.exists()

@@ -5,14 +5,15 @@ Every line is ``{name}`` followed by one space-separated bit per sample, for exa
     {sex:Male,juvenile-crimes:>0} 0 1 1 0 ...
 
 * ``.out``: one line per antecedent; names distinct.
-* ``.label``: exactly two lines, ``{target:negative}`` then ``{target:positive}``; every
-  sample has exactly one of the two bits set.
+* ``.label``: one line per class, C >= 2 lines ``{target:class}`` in class order (for two
+  classes ``{target:negative}`` then ``{target:positive}``, as CORELS writes them); every
+  sample has its bit set on exactly one line.
 * ``.minor``: exactly one line (conventionally ``{group_minority}``) marking the rows whose label
   is the minority label among rows with an identical antecedent vector (Angelino et al. 2018,
   §3.14, Thm 22).
 
 Reading is strict: a bad token, a line of the wrong length, mismatched sample counts between
-files, a duplicate name or the wrong number of label lines raise :class:`CorelsFormatError`
+files, a duplicate name, fewer than two label lines or a sample with no or several labels raise :class:`CorelsFormatError`
 naming the file, the line and the problem. Nothing is skipped silently.
 """
 
@@ -93,40 +94,61 @@ def read_out(path):
 
 
 def read_label(path):
-    """Read a ``.label`` file.
+    """Read a ``.label`` file: C >= 2 lines ``{target:class}``, one per class, in class order.
 
     Returns
     -------
     target : str
-        The label feature's name.
-    class_names : (str, str)
-        Negative class (first line), positive class (second line).
-    labels : ndarray of bool, shape (N,)
-        True where the sample has the positive class.
+        The label feature's name (the text before the last ``:``, the same on every line).
+    class_names : tuple of C str
+        The classes in line order (for two lines: negative, then positive).
+    labels : ndarray of int64, shape (N,)
+        The class index of each sample: the line (0-based) whose bit is set.
+
+    Raises
+    ------
+    CorelsFormatError
+        Naming the file (and the line): fewer than two lines, a name that is not
+        ``{target:class}``, lines of different targets or of the same class, a sample with its
+        bit set on no line or on several (naming the sample, 1-based, and the lines), or any
+        fault of the line format.
     """
     parsed = list(_parse_lines(path))
-    if len(parsed) != 2:
-        raise CorelsFormatError(f"{path}: a label file has exactly 2 lines (negative class, "
-                                f"then positive class); found {len(parsed)}.")
-    (_, negative_name, negative), (_, positive_name, positive) = parsed
-    targets, class_names = [], []
-    for number, name in ((1, negative_name), (2, positive_name)):
-        target, sep, value = name.rpartition(":")
-        if not sep or not target or not value:
-            raise CorelsFormatError(f"{path}, line {number}: label name {{{name}}} must look "
-                                    "like {target:class}.")
-        targets.append(target)
+    if len(parsed) < 2:
+        raise CorelsFormatError(f"{path}: a label file has one line per class, at least 2 (in "
+                                "class order; for two classes the negative, then the positive "
+                                f"class); found {len(parsed)}.")
+    target, class_names, first_line = None, [], {}
+    for number, name, _ in parsed:
+        where = f"{path}, line {number}"
+        line_target, sep, value = name.rpartition(":")
+        if not sep or not line_target or not value:
+            raise CorelsFormatError(f"{where}: label name {{{name}}} must look like "
+                                    "{target:class}.")
+        if target is None:
+            target = line_target
+        elif line_target != target:
+            raise CorelsFormatError(f"{where}: label name {{{name}}} names the target "
+                                    f"{line_target!r}, but line 1 names {target!r}; every line "
+                                    "names a class of one target.")
+        if value in first_line:
+            raise CorelsFormatError(f"{where}: the class {value!r} is also on line "
+                                    f"{first_line[value]}; every line names another class.")
+        first_line[value] = number
         class_names.append(value)
-    if targets[0] != targets[1] or class_names[0] == class_names[1]:
-        raise CorelsFormatError(f"{path}: the two lines must name two classes of one target; "
-                                f"got {{{negative_name}}} and {{{positive_name}}}.")
-    conflict = np.flatnonzero(negative == positive)
+    bits = np.array([line_bits for _, _, line_bits in parsed])       # (C, N)
+    per_sample = bits.sum(axis=0)
+    conflict = np.flatnonzero(per_sample != 1)
     if conflict.size:
-        which = "both label bits" if positive[conflict[0]] else "neither label bit"
+        n = int(conflict[0])
+        lines = [str(c + 1) for c in np.flatnonzero(bits[:, n])]
+        which = ("no line" if not lines else
+                 f"lines {', '.join(lines[:-1])} and {lines[-1]}")
         raise CorelsFormatError(
-            f"{path}: sample {conflict[0] + 1} has {which} set ({conflict.size} such samples); "
-            "each sample has exactly one label.")
-    return targets[0], (class_names[0], class_names[1]), positive
+            f"{path}: sample {n + 1} has its label bit set on {which} ({conflict.size} "
+            f"sample{'s' if conflict.size != 1 else ''} with no label or several); each sample "
+            "has exactly one label.")
+    return target, tuple(class_names), np.argmax(bits, axis=0).astype(np.int64)
 
 
 def read_minor(path):
@@ -139,7 +161,8 @@ def read_minor(path):
 
 
 def load_corels(out_path, label_path, minor_path=None):
-    """Load ``.out`` + ``.label`` (+ optional ``.minor``) into a :class:`BinaryDataset`.
+    """Load ``.out`` + ``.label`` (+ optional ``.minor``) into a :class:`BinaryDataset` whose
+    classes are the label file's, in line order.
 
     Raises
     ------
@@ -186,10 +209,34 @@ def write_out(path, names, bits):
 
 
 def write_label(path, target, classes, labels):
-    """Write labels (bool, True = ``classes[1]``) as a two-line ``.label`` file."""
-    labels = np.asarray(labels, dtype=bool)
-    text = (_format_line(f"{target}:{classes[0]}", ~labels)
-            + _format_line(f"{target}:{classes[1]}", labels))
+    """Write labels as a ``.label`` file of one line per class, in the order of ``classes``.
+
+    Parameters
+    ----------
+    path : str or Path
+    target : str
+    classes : sequence of C >= 2 class values
+    labels : array-like of int (class indices 0..C-1) or bool (True = ``classes[1]``), (N,)
+
+    Raises
+    ------
+    ValueError
+        If there are fewer than two classes or a label is not a class index (nothing is
+        written then); :class:`CorelsFormatError` for a name the format cannot hold.
+    """
+    classes = tuple(classes)
+    labels = np.asarray(labels)
+    labels = labels.astype(np.int64) if labels.dtype == bool else labels
+    if len(classes) < 2:
+        raise ValueError(f"a label file needs two or more classes; got {classes}.")
+    bad = [n for n, label in enumerate(labels.tolist())
+           if isinstance(label, bool) or not isinstance(label, int)
+           or not 0 <= label < len(classes)]
+    if bad:
+        raise ValueError(f"sample {bad[0] + 1} has label {labels.tolist()[bad[0]]!r}, which is "
+                         f"not a class index 0..{len(classes) - 1} of {classes}.")
+    text = "".join(_format_line(f"{target}:{value}", labels == c)
+                   for c, value in enumerate(classes))
     Path(path).write_text(text, encoding="utf-8")
 
 
@@ -200,9 +247,11 @@ def write_minor(path, minority):
 
 
 def save_corels(dataset, out_path, label_path, minor_path=None):
-    """Write a :class:`BinaryDataset` in CORELS formats (``.minor`` only if it has one)."""
+    """Write a :class:`BinaryDataset` in CORELS formats: antecedents, one label line per class
+    (``.minor`` only if asked, and then the dataset must have one). Sample weights have no
+    place in these formats and are not written."""
     write_out(out_path, dataset.antecedent_names, dataset.antecedent_bits())
-    write_label(label_path, dataset.target, dataset.classes, dataset.label_bits())
+    write_label(label_path, dataset.target, dataset.classes, dataset.labels)
     if minor_path is not None:
         if dataset.minority is None:
             raise ValueError("the dataset has no equivalent-points minority to write; compute "
