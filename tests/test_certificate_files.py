@@ -279,8 +279,8 @@ def test_recheck_refuses_other_data(certificates, capsys, tmp_path):
     (tmp_path / "fresh").mkdir()
     data, _, _ = corels_case(tmp_path / "fresh")
     flipped = tmp_path / "flipped.label"
-    labels = data.label_bits().copy()
-    labels[3] = not labels[3]
+    labels = data.labels.copy()
+    labels[3] = 1 - labels[3]
     write_label(flipped, data.target, data.classes, labels)
     status, stdout, error = verify(["--recheck", path, out, flipped], capsys)
     assert status == 2 and stdout == ""
