@@ -185,10 +185,30 @@ def test_bad_thresholds_are_named(csv_args, capsys):
                                    "instead.")
 
 
-def test_target_with_three_classes_is_named(tmp_path, capsys):
+def test_target_of_one_class_is_named(tmp_path, capsys):
+    path = tmp_path / "t.csv"
+    path.write_text("a,y\nx,1\nz,1\nx,1\n", encoding="utf-8")
+    assert main(["rulelist", "--csv", str(path), "--target", "y", "--lam", "0.1"]) == 2
+    assert _error_line(capsys) == (PREFIX + f"{path}: The target column 'y' needs 2 or more "
+                                   "classes in y; y has only 1 class: [1].")
+
+
+def test_continuous_target_is_refused(tmp_path, capsys):
+    path = tmp_path / "t.csv"
+    path.write_text("a,y\nx,0.5\nz,1.25\nx,2\n", encoding="utf-8")
+    assert main(["rulelist", "--csv", str(path), "--target", "y", "--lam", "0.1"]) == 2
+    assert _error_line(capsys).startswith(PREFIX + f"{path}: Unknown label type: continuous.")
+
+
+def test_target_with_three_classes_is_a_rule_list_but_not_a_boosting_target(tmp_path, capsys):
     path = tmp_path / "t.csv"
     path.write_text("a,y\nx,1\nz,2\nx,3\n", encoding="utf-8")
-    assert main(["rulelist", "--csv", str(path), "--target", "y", "--lam", "0.1"]) == 2
-    assert _error_line(capsys) == (PREFIX + f"{path}: Only binary classification is supported. "
-                                   "The target column 'y' needs exactly 2 classes in y; "
-                                   "y has 3 classes: [1, 2, 3].")
+    assert main(["rulelist", "--csv", str(path), "--target", "y", "--lam", "0.1",
+                 "--quiet"]) == 0
+    # a:x captures classes 1 and 3 once each: the tie goes to the last class, 3.
+    assert capsys.readouterr().out.splitlines()[:2] == ["if {a:x} then 3", "else 2"]
+    assert main(["boost", "--csv", str(path), "--target", "y", "--rules", "1",
+                 "--quiet"]) == 2
+    assert _error_line(capsys) == ("optrules boost: error: Only binary classification is "
+                                   "supported. OptimalRuleBoostingClassifier needs exactly 2 "
+                                   "classes in y; y has 3 classes: [1, 2, 3].")

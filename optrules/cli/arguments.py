@@ -6,23 +6,27 @@ import os
 import time
 from fractions import Fraction
 from pathlib import Path
+from typing import NamedTuple
 
-from optrules.base import binary_classes
+from optrules.base import target_classes
 from optrules.data.corels_files import load_corels
-from optrules.data.table import read_csv
+from optrules.data.table import read_csv, read_weighted_csv
+from optrules.data.weights import read_weights
 from optrules.rule_lists.estimator import RuleListClassifier
 from optrules.rule_lists.fit import BOUNDS, ENGINES, POLICIES, SYMMETRY_MAPS
 from optrules.validation import parse_fraction
 
 __all__ = ["positive_int", "positive_float", "memory_megabytes", "add_limit_arguments",
            "remaining_time", "add_rulelist_arguments", "rule_list_estimator",
-           "load_rule_list_problem", "read_two_class_csv", "check_output_paths",
+           "load_rule_list_problem", "read_rule_list_problem", "read_class_csv",
+           "RuleListProblem", "check_output_paths",
            "OUTPUT_OPTIONS", "INPUT_OPTIONS"]
 
 #: Options naming a file the command writes; each is checked writable before any work.
 OUTPUT_OPTIONS = ("save_model", "certificate", "output")
 #: Options naming files the command reads (a list for ``--recheck``); no output may be one.
-INPUT_OPTIONS = ("csv", "corels_out", "corels_label", "corels_minor", "model", "recheck")
+INPUT_OPTIONS = ("csv", "corels_out", "corels_label", "corels_minor", "sample_weights", "model",
+                 "recheck")
 
 
 def positive_int(text):
@@ -83,12 +87,23 @@ def add_rulelist_arguments(parser):
     source = parser.add_argument_group("data (either a CSV table or CORELS files)")
     source.add_argument("--csv", metavar="FILE", help="categorical/numeric table with a header")
     source.add_argument("--target", metavar="COL",
-                        help="two-class label column of --csv (the larger value is the "
-                             "positive class, which wins ties)")
+                        help="class column of --csv, two or more classes, ordered numbers "
+                             "numerically and text lexicographically; a tie for the largest "
+                             "count goes to the last class (of two: the larger, positive one)")
     source.add_argument("--corels-out", metavar="F", help="antecedent file (.out)")
-    source.add_argument("--corels-label", metavar="F", help="label file (.label)")
+    source.add_argument("--corels-label", metavar="F",
+                        help="label file (.label): one line per class, in class order (of two: "
+                             "negative, then positive)")
     source.add_argument("--corels-minor", metavar="F",
                         help="equivalent-points file (.minor); computed when absent")
+    weights = source.add_mutually_exclusive_group()
+    weights.add_argument("--sample-weights", metavar="FILE",
+                         help="one weight >= 0 per line, in sample order, read exactly (2, "
+                              "0.25, 1/3); the objective is then mistaken weight / total "
+                              "weight + lambda * rules, and weight k counts a sample k times")
+    weights.add_argument("--weight-column", metavar="COL",
+                         help="likewise, each row's weight from this column of --csv (which "
+                              "is then not a feature)")
     mining = parser.add_argument_group("antecedent mining (with --csv)")
     mining.add_argument("--max-cardinality", type=positive_int, default=2, metavar="K",
                         help="items per antecedent (default 2)")
@@ -136,33 +151,72 @@ def rule_list_estimator(args):
         verbose=0 if args.quiet else 1)
 
 
+class RuleListProblem(NamedTuple):
+    """The data a rule-list command reads: feature columns, target and weights of a CSV file
+    (``dataset`` None), or the ``dataset`` of CORELS files (``features`` and ``y`` None);
+    ``sample_weight`` is None when unweighted."""
+
+    features: object
+    y: object
+    sample_weight: list | None
+    dataset: object
+
+
 def load_rule_list_problem(args, parser):
-    """The data options as ``(features, target cells)`` for a CSV or a BinaryDataset for CORELS
-    files, exactly one of which is given: returns ``(features, y, dataset)``."""
+    """The data options (a CSV file, or CORELS files, and maybe weights) as a
+    :class:`RuleListProblem`; a wrong combination of options is a usage error."""
     from_csv = args.csv is not None
     from_corels = args.corels_out is not None or args.corels_label is not None
     if from_csv == from_corels:
         parser.error("give either --csv FILE --target COL, or --corels-out F --corels-label F")
+    if args.weight_column is not None and not from_csv:
+        parser.error("--weight-column COL names a column of --csv; with CORELS files give "
+                     "--sample-weights FILE")
     if from_csv:
         if args.target is None:
             parser.error("--csv needs --target COL")
-        features, y = read_two_class_csv(args.csv, args.target)
-        return features, y, None
-    if args.corels_out is None or args.corels_label is None:
+        if args.weight_column == args.target:
+            parser.error(f"--weight-column {args.weight_column} is the --target column; give "
+                         "the column of the weights")
+    elif args.corels_out is None or args.corels_label is None:
         parser.error("CORELS input needs both --corels-out and --corels-label")
-    return None, None, load_corels(args.corels_out, args.corels_label, args.corels_minor)
+    return read_rule_list_problem(
+        csv=args.csv, target=args.target, weight_column=args.weight_column,
+        corels=() if from_csv else (args.corels_out, args.corels_label, args.corels_minor),
+        sample_weights=args.sample_weights)
 
 
-def read_two_class_csv(path, target):
-    """``read_csv(path, target)`` for a two-class target; a target of one class, three or
-    continuous values is a ValueError naming the file and the column (the estimator would
-    name only ``y``)."""
-    features, y = read_csv(path, target)
+def read_rule_list_problem(*, csv=None, target=None, weight_column=None, corels=(),
+                           sample_weights=None):
+    """The :class:`RuleListProblem` of a CSV file ``csv`` with its ``target`` column (and
+    ``weight_column``), or else of the CORELS files ``corels`` (out, label[, minor]); with
+    the weights of the file ``sample_weights``, one per sample."""
+    if csv is not None:
+        features, y, sample_weight = read_class_csv(csv, target, weight_column)
+        dataset = None
+    else:
+        features = y = sample_weight = None
+        dataset = load_corels(*corels)
+    if sample_weights is not None:
+        n_samples = len(y) if dataset is None else dataset.n_samples
+        sample_weight = read_weights(sample_weights, n_samples)
+    return RuleListProblem(features, y, sample_weight, dataset)
+
+
+def read_class_csv(path, target, weight_column=None):
+    """``(features, y, sample_weight)`` of a CSV file for a rule list: a target of two or more
+    classes (one class, or continuous values, is a ValueError naming the file and the column;
+    the estimator would name only ``y``) and, with ``weight_column``, the exact weights of that
+    column (else None)."""
+    if weight_column is None:
+        (features, y), sample_weight = read_csv(path, target), None
+    else:
+        features, y, sample_weight = read_weighted_csv(path, target, weight_column)
     try:
-        binary_classes(y, len(y), f"The target column {target!r}")
+        target_classes(y, len(y), f"The target column {target!r}")
     except ValueError as error:
         raise ValueError(f"{path}: {error}") from None
-    return features, y
+    return features, y, sample_weight
 
 
 def check_output_paths(args):

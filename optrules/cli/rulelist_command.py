@@ -2,6 +2,8 @@
 
 import json
 
+from optrules.validation import fraction_text
+
 from .arguments import add_rulelist_arguments, load_rule_list_problem, rule_list_estimator
 
 __all__ = ["add_parser"]
@@ -10,8 +12,10 @@ __all__ = ["add_parser"]
 def add_parser(commands):
     parser = commands.add_parser(
         "rulelist", help="certifiably optimal rule list (CORELS)",
-        description="Find the rule list minimising mistakes/N + lambda * (number of rules), "
-                    "with a certificate of optimality (or the exact gap at a limit).",
+        description="Find the rule list minimising mistakes/N + lambda * (number of rules) "
+                    "(with sample weights: mistaken weight / total weight + lambda * rules) for "
+                    "a target of two or more classes, with a certificate of optimality (or the "
+                    "exact gap at a limit).",
         epilog="example: optrules rulelist --csv compas.csv "
                "--target recidivate-within-two-years --lam 0.015 --save-model model.json")
     add_rulelist_arguments(parser)
@@ -19,18 +23,35 @@ def add_parser(commands):
 
 
 def run(args, parser):
-    features, y, dataset = load_rule_list_problem(args, parser)
+    problem = load_rule_list_problem(args, parser)
     estimator = rule_list_estimator(args)
-    if dataset is None:
-        estimator.fit(features, y)
+    if problem.dataset is None:
+        estimator.fit(problem.features, problem.y, sample_weight=problem.sample_weight)
     else:
-        estimator.fit_antecedents(dataset)
+        estimator.fit_antecedents(problem.dataset, sample_weight=problem.sample_weight)
     # Printed first: a file that cannot be written (a full disk) must not cost the result.
     if args.json:
         print(json.dumps(dict(estimator.result_.to_dict(),
                               n_antecedents=estimator.n_antecedents_), indent=2), flush=True)
     else:
         print(estimator, flush=True)
+        if problem.sample_weight is not None:
+            print(weights_line(estimator.result_), flush=True)
     if args.save_model:
         estimator.to_json(args.save_model)
     return 0
+
+
+def weights_line(result):
+    """One line for a weighted fit: the mistaken and the total weight, exact (with a decimal
+    when not an integer), and their ratio, the weighted error."""
+    mistakes, total = result.mistakes, result.total_weight
+    return (f"sample weights: mistaken weight {_exact(mistakes)} of total weight "
+            f"{_exact(total)}, weighted error {float(mistakes / total):.6f} "
+            f"({result.n_samples} samples)")
+
+
+def _exact(value):
+    """An exact weight as an integer, or as ``p/q = decimal``."""
+    text = fraction_text(value)
+    return text.removesuffix("/1") if text.endswith("/1") else f"{text} = {float(value):.6g}"

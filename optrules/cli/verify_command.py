@@ -11,7 +11,6 @@ from fractions import Fraction
 
 import numpy as np
 
-from optrules.data.corels_files import load_corels
 from optrules.data.propositions import make_propositions
 from optrules.limits import Budget
 from optrules.rule_boosting.fit import ENGINES as BOOST_ENGINES
@@ -28,7 +27,7 @@ from optrules.verify.certify import (RULE_CHECKS, RULE_LIST_CHECKS, certify_rule
 from optrules.verify.instances import RuleInstance, RuleListInstance
 
 from .arguments import (add_limit_arguments, add_rulelist_arguments, load_rule_list_problem,
-                        positive_float, positive_int, read_two_class_csv, remaining_time,
+                        positive_float, positive_int, read_rule_list_problem, remaining_time,
                         rule_list_estimator)
 from .boost_command import read_boosting_data
 
@@ -69,9 +68,11 @@ def add_parser(commands):
         description="Run an engine and certify its answer with independent checks (verify "
                     "rulelist, verify rule), or run the checks of a saved certificate again "
                     "on the data it was made from (verify --recheck CERT DATA...: DATA is the "
-                    "CSV file, or the CORELS .out and .label files, that verify read; the "
-                    "options it used are in the certificate). Exit status 0 certified, "
-                    "1 refuted, 3 undecided, 2 bad input (data that differ from the "
+                    "CSV file, or the CORELS .out and .label files, that verify read, then "
+                    "the --sample-weights file if it read one; a --weight-column is read from "
+                    "the CSV file again; the options it used, and how the weights were given, "
+                    "are in the certificate's source). Exit status 0 certified, 1 refuted, "
+                    "3 undecided, 2 bad input (data or weights that differ from the "
                     "certificate's included).",
         epilog="example: optrules verify --recheck cert.json compas.csv (checks again the "
                "claim of cert.json, written by optrules verify rulelist --csv compas.csv "
@@ -79,7 +80,8 @@ def add_parser(commands):
                "--certificate cert.json)")
     recheck = verify.add_argument_group("recheck a certificate (instead of rulelist or rule)")
     recheck.add_argument("--recheck", nargs="+", metavar=("CERT", "DATA"),
-                         help="the certificate, then the data files it was made from")
+                         help="the certificate, then the data files it was made from: CSV, or "
+                              "OUT LABEL, then WEIGHTS when it had --sample-weights")
     _add_solver_options(recheck)
     recheck.add_argument("--json", action="store_true", help="print the new certificate")
     verify.set_defaults(run=_run_recheck, parser=verify)
@@ -140,10 +142,10 @@ def _report(args, engine_line, certificate):
 
 
 def _run_rulelist(args, parser):
-    features, y, dataset = load_rule_list_problem(args, parser)
+    problem = load_rule_list_problem(args, parser)
     estimator = rule_list_estimator(args)
     estimator.verbose = 0
-    dataset = _rule_list_dataset(estimator, features, y, dataset, args.antecedents, args.rows)
+    dataset = _rule_list_dataset(estimator, problem, args.antecedents, args.rows)
     checks = _checks(args.checks, RULE_LIST_CHECKS)
     result = estimator.fit_antecedents(dataset).result_
     instance = RuleListInstance.from_dataset(dataset, result.lam)
@@ -157,11 +159,16 @@ def _run_rulelist(args, parser):
         "max_cardinality": args.max_cardinality, "thresholds": args.thresholds,
         "min_support": None if estimator.min_support is None
         else fraction_text(estimator.min_support),
-        "antecedents": args.antecedents, "rows": args.rows, "checks": checks}
+        "antecedents": args.antecedents, "rows": args.rows, "checks": checks,
+        "weights": None if problem.sample_weight is None
+        else {"file": True} if args.sample_weights is not None
+        else {"column": args.weight_column}}
+    weights = "" if not dataset.weighted else f", total weight {dataset.total_weight}"
     engine_line = (f"{args.engine} engine: objective {result.objective} "
                    f"({float(result.objective):.6f}), status {result.status}, "
                    f"{len(result.rule_list)} rules, {result.seconds:.3f} s "
-                   f"[{dataset.n_antecedents} antecedents, {dataset.n_samples} rows]")
+                   f"[{dataset.n_antecedents} antecedents, {dataset.n_samples} rows, "
+                   f"{dataset.n_classes} classes{weights}]")
     status = _report(args, engine_line, certificate)
     if args.save_model:
         estimator.to_json(args.save_model)
@@ -174,12 +181,19 @@ def _command_budget(args):
     return Budget(remaining_time(args))
 
 
-def _rule_list_dataset(estimator, features, y, dataset, antecedents, rows):
-    """The dataset ``verify rulelist`` certifies: the CORELS ``dataset``, or the antecedents
-    ``estimator`` mines from ``features`` and ``y``; then only the first ``antecedents`` and
-    ``rows`` (None: all)."""
-    if dataset is None:
-        dataset = estimator.antecedents(features, y)
+def _rule_list_dataset(estimator, problem, antecedents, rows):
+    """The dataset ``verify rulelist`` certifies: the CORELS dataset of ``problem``, or the
+    antecedents ``estimator`` mines from its features and target, with its sample weights;
+    then only the first ``antecedents`` and ``rows`` (None: all)."""
+    if problem.dataset is None:
+        dataset = estimator.antecedents(problem.features, problem.y,
+                                        sample_weight=problem.sample_weight)
+    else:
+        dataset = problem.dataset if problem.sample_weight is None \
+            else problem.dataset.with_weights(problem.sample_weight)
+    if rows is not None and dataset.weighted and not dataset.weights[:rows].any():
+        raise ValueError(f"--rows {rows}: the first {min(rows, dataset.n_samples)} samples all "
+                         "weigh 0; keep more rows.")
     if antecedents is not None or rows is not None:
         dataset = dataset.subset(
             antecedents=None if antecedents is None
@@ -258,8 +272,13 @@ _SOURCE_CONSTRAINTS = {
              "thresholds": [Thresholds()], "rows": [Integer(1), None],
              "propositions": [Integer(1), None], "checks": [Subset(RULE_CHECKS)]}}
 
-#: The data files ``--recheck`` takes after the certificate, by the source's data kind.
+#: The data files ``--recheck`` takes after the certificate, by the source's data kind; a
+#: rule list's source ``weights`` {"file": true} adds the weights file after them.
 _DATA_FILES = {"csv": ("CSV",), "corels": ("OUT", "LABEL")}
+#: A rule list's source records how its sample weights were given (version 2 certificates):
+#: null (unweighted), {"file": true} (a --sample-weights file, the last data file of
+#: --recheck) or {"column": COL} (the --weight-column of the CSV file).
+_WEIGHTS_FIELD = "weights"
 
 
 def _run_recheck(args, parser):
@@ -274,10 +293,13 @@ def _run_recheck(args, parser):
     if stored["source"] is None:
         raise ValueError(f"{path}: the certificate does not record its data source (it was "
                          "not written by optrules verify), so it cannot be rechecked.")
-    source = _checked_source(path, stored["kind"], stored["source"])
-    files = _DATA_FILES[source["data"]]
+    source = _checked_source(path, stored, stored["source"])
+    weights_file = source.get(_WEIGHTS_FIELD) == {"file": True}
+    files = _DATA_FILES[source["data"]] + (("WEIGHTS",) if weights_file else ())
     if len(data) != len(files):
-        raise ValueError(f"--recheck: {path} was made from {source['data']} data, so give "
+        made_from = f"{source['data']} data" + (" and a --sample-weights file" if weights_file
+                                                 else "")
+        raise ValueError(f"--recheck: {path} was made from {made_from}, so give "
                          f"CERT {' '.join(files)}; got {len(data)} data file(s).")
     lam = Fraction(stored["lambda"])
     if stored["kind"] == "rule-list":
@@ -292,12 +314,19 @@ def _run_recheck(args, parser):
     return _report(args, claim_line, certificate)
 
 
-def _checked_source(path, kind, source):
-    """The certificate's source with canonical values; ValueError naming the file and field."""
+def _checked_source(path, stored, source):
+    """The certificate's source with canonical values; ValueError naming the file and field.
+
+    A rule list's source has ``weights`` from certificate version 2 on (version 1 was
+    unweighted), and it must agree with the certificate's ``total_weight``."""
+    kind = stored["kind"]
+    special = ("target",)
+    if kind == "rule-list" and stored["version"] >= 2:
+        special += (_WEIGHTS_FIELD,)
     try:
-        json_object(source, "source", ("target",) + tuple(_SOURCE_CONSTRAINTS[kind]))
+        json_object(source, "source", special + tuple(_SOURCE_CONSTRAINTS[kind]))
         checked = validate_params(_SOURCE_CONSTRAINTS[kind], {
-            name: value for name, value in source.items() if name != "target"},
+            name: value for name, value in source.items() if name not in special},
             "the certificate's source")
     except (TypeError, ValueError) as error:
         raise ValueError(f"{path}: {error}") from None
@@ -307,7 +336,30 @@ def _checked_source(path, kind, source):
                          f"got {shown(target)}.")
     valid = RULE_LIST_CHECKS if kind == "rule-list" else RULE_CHECKS
     checked["checks"] = [name for name in valid if name in checked["checks"]]
+    if _WEIGHTS_FIELD in special:
+        checked[_WEIGHTS_FIELD] = _checked_weights(path, source[_WEIGHTS_FIELD],
+                                                   checked["data"], target,
+                                                   stored["total_weight"])
     return dict(checked, target=target)
+
+
+def _checked_weights(path, weights, data, target, total_weight):
+    """A rule-list source's ``weights`` field, if it is one of its three forms and agrees with
+    the certificate's ``total_weight`` (null exactly when unweighted)."""
+    from_file = isinstance(weights, dict) and list(weights) == ["file"] and \
+        weights["file"] is True
+    from_column = isinstance(weights, dict) and list(weights) == ["column"] and \
+        isinstance(weights["column"], str) and weights["column"] not in ("", target) and \
+        data == "csv"
+    if not (weights is None or from_file or from_column):
+        raise ValueError(f'{path}: source.weights must be null, {{"file": true}} or, for CSV '
+                         'data, {"column": the weight column (not the target)}; got '
+                         f"{shown(weights)}.")
+    if (weights is None) != (total_weight is None):
+        raise ValueError(f"{path}: source.weights is {shown(weights)} but total_weight is "
+                         f"{shown(total_weight)}; weighted certificates have both, unweighted "
+                         "ones neither.")
+    return weights
 
 
 def _same_instance(path, stored, instance, data):
@@ -318,16 +370,17 @@ def _same_instance(path, stored, instance, data):
 
 
 def _recheck_rule_list(path, stored, source, data, lam, args):
-    if source["data"] == "csv":
-        (features, y), dataset = read_two_class_csv(data[0], source["target"]), None
-    else:
-        features = y = None
-        dataset = load_corels(*data)
+    weights = source.get(_WEIGHTS_FIELD)
+    from_csv = source["data"] == "csv"
+    problem = read_rule_list_problem(
+        csv=data[0] if from_csv else None, target=source["target"],
+        weight_column=weights["column"] if weights and "column" in weights else None,
+        corels=() if from_csv else data[:2],
+        sample_weights=data[-1] if weights and "file" in weights else None)
     mining = RuleListClassifier(lam, max_cardinality=source["max_cardinality"],
                                 min_support=source["min_support"],
                                 thresholds=source["thresholds"])
-    dataset = _rule_list_dataset(mining, features, y, dataset, source["antecedents"],
-                                 source["rows"])
+    dataset = _rule_list_dataset(mining, problem, source["antecedents"], source["rows"])
     instance = RuleListInstance.from_dataset(dataset, lam)
     _same_instance(path, stored, instance, data)
     rule_list = RuleList.from_dict(stored["model"])

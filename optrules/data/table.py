@@ -36,7 +36,11 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["Features", "as_features", "read_csv", "read_csv_columns", "sorted_classes",
+from optrules.data.weights import integer_weights
+from optrules.validation import exact_number, shown
+
+__all__ = ["Features", "as_features", "read_csv", "read_weighted_csv", "read_csv_columns",
+           "sorted_classes",
            "MISSING_TOKENS", "MixedColumnWarning"]
 
 #: Text meaning "missing" in a CSV cell or a text column, compared after stripping whitespace:
@@ -376,8 +380,57 @@ def read_csv(path, target=None):
     >>> X.numeric, X.column("a").tolist(), y.tolist(), sorted_classes(y)
     ((True,), [1.5, nan, nan], [10, 2, 10], (2, 10))
     """
+    features, values, _ = _read_table(path, target, None)
+    return features, values
+
+
+def read_weighted_csv(path, target, weight_column):
+    """:func:`read_csv` with one more column split off the features: each row's weight.
+
+    Parameters
+    ----------
+    path : str or Path
+    target : str
+        Name of the target column.
+    weight_column : str
+        Name of the weight column, another column than ``target``. Each cell is a number
+        >= 0 read exactly (``2``, ``0.25``, ``1e-3``, ``1/3``); the weights must not all be 0.
+
+    Returns
+    -------
+    features : Features
+        The columns other than the target and the weights.
+    target : ndarray of object
+        As :func:`read_csv` gives it.
+    sample_weight : list of Fraction
+        The exact weight of each data row.
+
+    Raises
+    ------
+    ValueError
+        As :func:`read_csv`, and naming the file and line for a missing, non-numeric, negative,
+        NaN or infinite weight; for a missing weight column, the target as weight column, or
+        weights that sum to 0.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = path.write_text("a,w,y\\nu,2,1\\nv,0.5,0\\nu,1/3,2\\n")
+    >>> X, y, w = read_weighted_csv(path, "y", "w")
+    >>> X.names, y.tolist(), [str(weight) for weight in w]
+    (('a',), [1, 0, 2], ['2', '1/2', '1/3'])
+    """
+    if weight_column == target:
+        raise ValueError(f"{path}: the weight column {weight_column!r} is the target column; "
+                         "give another column.")
+    return _read_table(path, target, weight_column)
+
+
+def _read_table(path, target, weight_column):
+    """(features, target values or None, weights or None) of a CSV file."""
     columns, lines = _read_columns(path)
-    values = None
+    values = weights = None
     if target is not None:
         if target not in columns:
             raise ValueError(f"{path}: target column {target!r} not found; columns are "
@@ -389,15 +442,43 @@ def read_csv(path, target=None):
                              f"missing in {len(missing)} row(s) (first: data row "
                              f"{missing[0] + 1}).")
         values = np.array(_typed_targets(cells), dtype=object)
+    if weight_column is not None:
+        if weight_column not in columns:
+            raise ValueError(f"{path}: weight column {weight_column!r} not found; columns are "
+                             f"{sorted(columns)}.")
+        weights = _weight_cells(path, weight_column, columns.pop(weight_column), lines)
     if not columns:
-        raise ValueError(f"{path}: no feature columns besides the target {target!r}.")
+        weight = "" if weight_column is None else f" and the weight column {weight_column!r}"
+        raise ValueError(f"{path}: no feature columns besides the target {target!r}{weight}.")
     try:
         features = _canonical_features(
             list(columns), [(np.array(cells, dtype=object), False) for cells in
                             columns.values()], None, lambda row: f"{path}, line {lines[row]}")
     except (ValueError, TypeError) as error:
         raise type(error)(f"{path}: {error}") from error
-    return features, values
+    return features, values, weights
+
+
+def _weight_cells(path, column, cells, lines):
+    """The exact weights of a weight column's cells; ValueError naming the line of the first
+    missing, non-numeric or negative cell, or weights that sum to 0."""
+    exact = []
+    for cell, line in zip(cells, lines):
+        where = f"{path}, line {line}: the weight column {column!r}"
+        if _is_missing(cell):
+            raise ValueError(f"{where} is missing ({shown(cell)}); every row needs a weight "
+                             "(0 leaves the row out).")
+        try:
+            weight = exact_number(cell)
+        except (ValueError, ZeroDivisionError):
+            raise ValueError(f"{where} holds {shown(cell)}, which is not a number; a weight is "
+                             "a finite number >= 0 such as 2, 0.25 or 1/3.") from None
+        if weight < 0:
+            raise ValueError(f"{where} holds the negative weight {shown(cell)}; weights are "
+                             ">= 0.")
+        exact.append(weight)
+    counts, unit = integer_weights(exact, f"{path}, weight column {column!r}", "data row")
+    return [unit * int(k) for k in counts]
 
 
 def _typed_targets(cells):
