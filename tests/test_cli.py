@@ -9,7 +9,8 @@ from optrules import RuleListClassifier, load_model
 from optrules.cli import main
 
 CONTRACT_KEYS = {"objective", "objective_float", "mistakes", "n_samples", "lambda", "rules",
-                 "default", "status", "lower_bound", "nodes_expanded", "seconds"}
+                 "default", "status", "lower_bound", "nodes_expanded", "seconds", "classes",
+                 "total_weight"}
 
 
 def test_rulelist_json_contract(compas_dir, capsys, tmp_path):
@@ -26,6 +27,7 @@ def test_rulelist_json_contract(compas_dir, capsys, tmp_path):
     assert output["rules"] == [{"antecedent": "sex:Male,juvenile-crimes:>0", "prediction": "Yes"},
                                {"antecedent": "priors:>3", "prediction": "Yes"}]
     assert output["default"] == "No" and output["mistakes"] == 2258
+    assert output["classes"] == ["No", "Yes"] and output["total_weight"] is None
     assert abs(output["objective_float"] - 245267 / 648900) < 1e-12
     loaded = load_model(model)
     assert isinstance(loaded, RuleListClassifier) and loaded.objective_ == Fraction(245267, 648900)
