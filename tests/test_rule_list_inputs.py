@@ -482,3 +482,13 @@ def test_rows_of_weight_zero_only(data, capsys):
     error = _fails(["verify", "rulelist", "--csv", csv, "--target", "y", "--lam", LAM,
                     "--sample-weights", zero_first, "--rows", "2"], capsys, "verify")
     assert error == "--rows 2: the first 2 samples all weigh 0; keep more rows."
+
+
+def test_an_output_file_may_not_be_the_weights_file(data, capsys):
+    csv, weights = data
+    before = weights.read_text()
+    error = _fails(["rulelist", "--csv", csv, "--target", "y", "--lam", LAM, "--sample-weights",
+                    weights, "--save-model", weights], capsys)
+    assert error == (f"--save-model: {weights} is also --sample-weights; writing it would "
+                     "destroy that file. Give another file name.")
+    assert weights.read_text() == before

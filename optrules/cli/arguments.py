@@ -108,8 +108,8 @@ def add_rulelist_arguments(parser):
     mining.add_argument("--max-cardinality", type=positive_int, default=2, metavar="K",
                         help="items per antecedent (default 2)")
     mining.add_argument("--min-support", metavar="S",
-                        help="keep antecedents with support in [S, 1-S] (default: lambda, "
-                             "which loses no optimal list)")
+                        help="keep antecedents with support in [S, 1-S], by weight when "
+                             "weighted (default: lambda, which loses no optimal list)")
     mining.add_argument("--thresholds", default="quantile:3", metavar="quantile:K|width:K|all",
                         help="cut points of numeric columns (default quantile:3)")
     search = parser.add_argument_group("search")

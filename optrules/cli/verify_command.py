@@ -77,7 +77,9 @@ def add_parser(commands):
         epilog="example: optrules verify --recheck cert.json compas.csv (checks again the "
                "claim of cert.json, written by optrules verify rulelist --csv compas.csv "
                "--target recidivate-within-two-years --lam 0.01 --antecedents 12 --rows 300 "
-               "--certificate cert.json)")
+               "--certificate cert.json); optrules verify --recheck cert.json data.csv "
+               "weights.txt (for a certificate of verify rulelist ... --sample-weights "
+               "weights.txt)")
     recheck = verify.add_argument_group("recheck a certificate (instead of rulelist or rule)")
     recheck.add_argument("--recheck", nargs="+", metavar=("CERT", "DATA"),
                          help="the certificate, then the data files it was made from: CSV, or "
