@@ -92,9 +92,11 @@ def test_certificates_record_lambda_n_and_their_source(certificates):
     path, _, _ = certificates["certified"]
     body = load_certificate(path)
     assert (body["lambda"], body["n_samples"], body["claimed_lower_bound"]) == ("1/50", 40, None)
+    assert (body["version"], body["total_weight"]) == (2, None)      # unweighted
     assert body["source"] == {"data": "corels", "target": None, "max_cardinality": 2,
                               "thresholds": "quantile:3", "min_support": None,
-                              "antecedents": None, "rows": None, "checks": ["oracle", "cp-sat"]}
+                              "antecedents": None, "rows": None, "checks": ["oracle", "cp-sat"],
+                              "weights": None}
     limited = load_certificate(certificates["limited"][0])
     assert limited["verdict"] == "undecided" and limited["claimed_lower_bound"] is not None
     assert load_certificate(certificates["refuted"][0])["verdict"] == "refuted"
