@@ -24,7 +24,7 @@ from optrules.data.table import Features, as_features, sorted_classes
 from optrules.validation import json_number, json_object, shown, validate_params
 
 __all__ = ["RuleEstimator", "NotFittedError", "DataConversionWarning", "binary_classes",
-           "regression_target"]
+           "target_classes", "sample_weight_vector", "regression_target"]
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -63,11 +63,14 @@ class RuleEstimator:
     """Base class of the optrules estimators; see the module docstring.
 
     Subclasses define ``_parameter_constraints`` (every ``__init__`` parameter), ``_kind``
-    (``"classifier"`` or ``"regressor"``) and ``_model_text()``.
+    (``"classifier"`` or ``"regressor"``), ``_multi_class`` for a classifier of more than two
+    classes, and ``_model_text()``.
     """
 
     _parameter_constraints = {}
     _kind = None
+    #: Whether a classifier takes more than two classes.
+    _multi_class = False
 
     # ----- parameters ---------------------------------------------------------------------------
     @classmethod
@@ -297,7 +300,8 @@ class RuleEstimator:
         classifier = self._kind == "classifier"
         return Tags(estimator_type=self._kind,
                     target_tags=TargetTags(required=True),
-                    classifier_tags=ClassifierTags(multi_class=False) if classifier else None,
+                    classifier_tags=ClassifierTags(multi_class=self._multi_class)
+                    if classifier else None,
                     regressor_tags=None if classifier else RegressorTags(),
                     input_tags=InputTags(allow_nan=True, string=True, categorical=True))
 
@@ -405,17 +409,27 @@ def _target_vector(y, n_samples, estimator):
     return y
 
 
-def binary_classes(y, n_samples, estimator):
-    """(classes, labels) of a two-class target: ``classes`` in the class order of
+def target_classes(y, n_samples, estimator, n_classes=None):
+    """(classes, labels) of a classification target: ``classes`` in the class order of
     :func:`~optrules.data.table.sorted_classes` (numbers numerically, strings
-    lexicographically, False < True) as Python str/int/float/bool values, ``labels`` True for
-    the positive class, the last one, ``classes[1]``.
+    lexicographically, False < True) as Python str/int/float/bool values, ``labels`` the int64
+    class index of each row.
+
+    Parameters
+    ----------
+    n_classes : int, optional
+        The exact number of classes required (2 for binary estimators); default: two or more.
 
     Raises
     ------
     ValueError
         For a missing target, continuous values ("Unknown label type"), mixed strings and
-        numbers, or a number of classes other than two (the message names them).
+        numbers, or a wrong number of classes (the message names them).
+
+    Examples
+    --------
+    >>> target_classes(["b", "a", "c", "a"], 4, "RuleListClassifier")
+    (('a', 'b', 'c'), array([1, 0, 2, 0]))
     """
     y = _target_vector(y, n_samples, estimator)
     values = y.tolist()
@@ -424,14 +438,37 @@ def binary_classes(y, n_samples, estimator):
         raise ValueError("Unknown label type: continuous. Maybe you are trying to fit a "
                          "classifier, which expects discrete classes, on a regression target "
                          "with continuous values.")
-    if len(classes) != 2:
+    if len(classes) < 2 or (n_classes is not None and len(classes) != n_classes):
         shown = classes[:5] + (["..."] if len(classes) > 5 else [])
-        binary = "Only binary classification is supported. " if len(classes) > 2 else ""
-        raise ValueError(f"{binary}{estimator} needs exactly 2 classes in y; y has "
+        needed = "2 or more" if n_classes is None else f"exactly {n_classes}"
+        binary = "Only binary classification is supported. " if n_classes == 2 and \
+            len(classes) > 2 else ""
+        raise ValueError(f"{binary}{estimator} needs {needed} classes in y; y has "
                          f"{'only ' if len(classes) < 2 else ''}{len(classes)} "
                          f"class{'es' if len(classes) != 1 else ''}: {shown}.")
-    labels = np.array([v == classes[1] for v in values], dtype=bool)
-    return tuple(classes), labels
+    index = {value: c for c, value in enumerate(classes)}
+    return tuple(classes), np.array([index[v] for v in values], dtype=np.int64)
+
+
+def binary_classes(y, n_samples, estimator):
+    """(classes, labels) of a two-class target (:func:`target_classes` with exactly two
+    classes), ``labels`` True for the positive class, the last one, ``classes[1]``."""
+    classes, labels = target_classes(y, n_samples, estimator, n_classes=2)
+    return classes, labels.astype(bool)
+
+
+def sample_weight_vector(sample_weight, n_samples):
+    """``sample_weight`` as a 1-D array of n_samples entries, or None (values are checked
+    exactly later, by :func:`optrules.data.weights.integer_weights`)."""
+    if sample_weight is None:
+        return None
+    # A list keeps Fractions and decimal strings as they are (numpy would make text or floats).
+    weights = np.asarray(sample_weight, dtype=object) if isinstance(sample_weight, (list, tuple)) \
+        else np.asarray(sample_weight)
+    if weights.shape != (n_samples,):
+        raise ValueError(f"sample_weight has shape {weights.shape}; expected one weight per "
+                         f"row, ({n_samples},).")
+    return weights
 
 
 def regression_target(y, n_samples, estimator):

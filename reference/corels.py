@@ -5,11 +5,19 @@ incremental lower bound of Algorithm 3 and objective of Algorithm 4) and applies
 §3 that the configuration enables. Names follow the paper: ``lower_bound`` is b(d_p, x, y)
 (eq. 10), ``minority_bound`` is b_0(d_p, x, y) (eq. 93), ``best_objective`` is R^c.
 
+Classes and weights (specs/rule-lists.md §11): labels are classes 0..C-1, and sample n weighs
+an integer w_n (1 when unweighted; W = Σ w_n). "Majority", "mistakes" and "support" are in
+weight: a rule predicts the class of largest captured weight (a tie goes to the last class) and
+makes as many mistakes as the captured weight outside that class.
+
 Exact arithmetic: with λ = p/q, every objective and bound is held as an integer in units of
-1/(q·N): a mistake weighs ``q`` and a rule weighs ``p·N``. Comparisons are therefore exact.
+1/(q·W): one unit of mistaken weight costs ``q`` and a rule costs ``p·W``. Comparisons are
+therefore exact.
 
 Bitsets over samples are Python integers (bit n = sample n); ``&``, ``^`` and ``bit_count``
-are the readable pure-Python bitset operations.
+are the readable pure-Python bitset operations. Weighted counts use the binary digits of the
+weights: with plane_j the samples whose weight has bit j set, the weight of a set S is
+Σ_j 2^j·|S ∧ plane_j| (one plane, all samples, when unweighted).
 
 References
 ----------
@@ -24,6 +32,7 @@ import itertools
 import time
 from fractions import Fraction
 
+
 from optrules.data import bitset
 from optrules.rule_lists.model import Rule, RuleList, RuleListResult
 
@@ -34,8 +43,8 @@ class _Node:
     """A prefix in the trie (§5): its last antecedent and what the search knows about it.
 
     ``lower_bound`` is b(d_p) and ``minority_bound`` is b_0(d_p), both scaled by q·N;
-    ``prediction`` is the label of the last rule; ``n_captured`` counts the samples the whole
-    prefix captures (for the curiosity policy).
+    ``prediction`` is the class index of the last rule; ``n_captured`` is the weight of the
+    samples the whole prefix captures (for the curiosity policy).
     """
 
     __slots__ = ("antecedent", "parent", "children", "depth", "lower_bound", "minority_bound",
@@ -97,12 +106,29 @@ class _BranchAndBound:
         self.config = config
         self.bounds = config.bounds
         self.n_samples = dataset.n_samples
-        self.mistake = lam.denominator                  # one mistake, in units of 1/(qN)
-        self.rule_penalty = lam.numerator * dataset.n_samples  # λ, in units of 1/(qN)
-        self.antecedents = [bitset.to_int(row) for row in dataset.antecedents]
-        self.labels = bitset.to_int(dataset.labels)
-        self.minority = bitset.to_int(dataset.minority) if "equivalent_points" in self.bounds else 0
         self.everything = (1 << self.n_samples) - 1
+        self.antecedents = [bitset.to_int(row) for row in dataset.antecedents]
+        # Weighted sets: ``self.weight(samples, weighted_set)`` is the weight of the samples
+        # of ``samples`` that lie in ``weighted_set``. Unweighted, a weighted set is a plain
+        # bitset and a weight a popcount; weighted, it is a list of weight planes.
+        class_sets = [bitset.to_int(bitset.pack(row)) for row in dataset.class_bits()]
+        minority = bitset.to_int(dataset.minority) if "equivalent_points" in self.bounds else 0
+        if dataset.weights is None:
+            self.weight = _size
+            self.total_weight = self.n_samples                                    # W
+            self.all_samples = self.everything
+            weighted = class_sets
+            self.minority_set = minority
+        else:
+            self.weight = _planes_weight
+            self.total_weight = int(dataset.weights.sum())
+            self.all_samples = _weight_planes(dataset.weights)
+            weighted = [_restricted(self.all_samples, samples) for samples in class_sets]
+            self.minority_set = _restricted(self.all_samples, minority)
+        # The last class's weight is the total minus the others' (one popcount fewer).
+        self.class_sets = weighted[:-1]
+        self.mistake = lam.denominator               # one unit of weight, in units of 1/(qW)
+        self.rule_penalty = lam.numerator * self.total_weight  # λ, in units of 1/(qW)
         self.queue = []
         # Live queued prefixes counted by (length, b(d_p), b_0(d_p)): all that the certificate
         # figures need (queue_summary), kept up to date so they cost no pass over the queue.
@@ -115,24 +141,21 @@ class _BranchAndBound:
              "not_extended_lower_bound", "not_extended_prefix_length", "pruned_symmetry",
              "garbage_collected", "max_queue_size", "incumbent_updates"), 0)
         # Alg. 2: initialise the incumbent with the empty rule list and the queue with ().
-        n_positive = self.labels.bit_count()
-        default_mistakes, _ = self._majority(self.n_samples, n_positive)
-        self.root = _Node(None, None, 0, self.mistake * self.minority.bit_count(),
+        default_mistakes, default = _majority(self._class_weights(
+            self.everything, self.total_weight))
+        self.root = _Node(None, None, 0,
+                          self.mistake * self.weight(self.everything, self.minority_set),
                           self.mistake * default_mistakes, None, 0)
         self.best_objective = self.root.objective
-        self.best_rule_list = ([], [], self._default_label(self.n_samples, n_positive))
+        self.best_rule_list = ([], [], default)
         self._push(self.root)
 
-    # ----- helpers for labels ------------------------------------------------------------
-    @staticmethod
-    def _majority(n_total, n_positive):
-        """(mistakes, predicts positive) of the majority label; a tie predicts positive."""
-        if 2 * n_positive >= n_total:
-            return n_total - n_positive, True
-        return n_positive, False
-
-    def _default_label(self, n_total, n_positive):
-        return self._majority(n_total, n_positive)[1]
+    def _class_weights(self, samples, total):
+        """Weight of the samples of each class in the set ``samples`` of weight ``total``
+        (a list of C ints)."""
+        weights = [self.weight(samples, class_set) for class_set in self.class_sets]
+        weights.append(total - sum(weights))
+        return weights
 
     # ----- queue ---------------------------------------------------------------------------
     def _push(self, node):
@@ -193,8 +216,8 @@ class _BranchAndBound:
         not_captured = self.everything                      # u <- ¬cap(x, d_p)
         for antecedent in prefix:
             not_captured &= ~self.antecedents[antecedent]
-        n_not_captured = not_captured.bit_count()
-        n_not_captured_positive = (not_captured & self.labels).bit_count()
+        not_captured_weights = self._class_weights(not_captured,
+                                                   self.weight(not_captured, self.all_samples))
         for s, antecedent_bits in enumerate(self.antecedents):
             if node.deleted:
                 break              # a new incumbent's garbage collection removed this prefix
@@ -202,45 +225,44 @@ class _BranchAndBound:
                 continue
             self.statistics["lower_bound_evaluations"] += 1
             captured = not_captured & antecedent_bits       # v <- u ∧ cap(x, s)
-            child = self._evaluate_child(node, s, captured, not_captured, n_not_captured,
-                                         n_not_captured_positive)
+            child = self._evaluate_child(node, s, captured, not_captured, not_captured_weights)
             if child is not None:
                 self._insert(node, child, captured, not_captured)
         node.expanded = True
         if not node.children:
             self._prune_upwards(node)
 
-    def _evaluate_child(self, parent, s, captured, not_captured, n_not_captured,
-                        n_not_captured_positive):
+    def _evaluate_child(self, parent, s, captured, not_captured, not_captured_weights):
         """Bound and score the child prefix (d_p, s); None if a bound rejects it."""
         bounds, mistake, rule_penalty = self.bounds, self.mistake, self.rule_penalty
-        n_captured = captured.bit_count()
-        # Thm 10 (minimum support): each rule of an optimal list captures more than λN samples.
+        n_captured = self.weight(captured, self.all_samples)
+        # Thm 10 (minimum support): each rule of an optimal list captures weight more than λW.
         if "minimum_support" in bounds and mistake * n_captured <= rule_penalty:
             self.statistics["pruned_minimum_support"] += 1
             return None
-        n_remaining = n_not_captured - n_captured
-        # Thm 12 (maximum support): an optimal list leaves more than λN samples to later rules
-        # (at exactly λN, a shorter list is at least as good).
+        n_remaining = sum(not_captured_weights) - n_captured
+        # Thm 12 (maximum support): an optimal list leaves weight more than λW to later rules
+        # (at exactly λW, a shorter list is at least as good).
         if "maximum_support" in bounds and mistake * n_remaining <= rule_penalty:
             self.statistics["pruned_maximum_support"] += 1
             return None
-        # Alg. 3 (incremental lower bound, eq. 105): the new rule predicts its majority label.
-        n_positive = (captured & self.labels).bit_count()
-        rule_mistakes, prediction = self._majority(n_captured, n_positive)
-        # Thm 11 (accurate support): each rule classifies more than λN samples correctly.
+        # Alg. 3 (incremental lower bound, eq. 105): the new rule predicts its majority class.
+        captured_weights = self._class_weights(captured, n_captured)
+        rule_mistakes, prediction = _majority(captured_weights)
+        # Thm 11 (accurate support): each rule classifies weight more than λW correctly.
         if "accurate_support" in bounds and mistake * (n_captured - rule_mistakes) <= rule_penalty:
             self.statistics["pruned_accurate_support"] += 1
             return None
         lower_bound = parent.lower_bound + rule_penalty + mistake * rule_mistakes
         remaining = not_captured ^ captured
-        minority_bound = mistake * (remaining & self.minority).bit_count()  # Thm 22, eq. 93
+        minority_bound = mistake * self.weight(remaining, self.minority_set)  # Thm 22, eq. 93
         # Thm 1 with Thm 22: no rule list starting with this prefix can beat R^c.
         if "hierarchical" in bounds and lower_bound + minority_bound >= self.best_objective:
             self.statistics["pruned_lower_bound"] += 1
             return None
-        # Alg. 4 (incremental objective, eq. 107): the default rule predicts its majority label.
-        default_mistakes, _ = self._majority(n_remaining, n_not_captured_positive - n_positive)
+        # Alg. 4 (incremental objective, eq. 107): the default rule predicts its majority class.
+        default_mistakes, _ = _majority([a - b for a, b in zip(not_captured_weights,
+                                                               captured_weights)])
         objective = lower_bound + mistake * default_mistakes
         return _Node(s, parent, lower_bound, minority_bound, objective, prediction,
                      parent.n_captured + n_captured)
@@ -284,8 +306,7 @@ class _BranchAndBound:
     def _update_incumbent(self, child, remaining):
         """R^c <- R(d); then garbage-collect the trie (§5)."""
         self.statistics["incumbent_updates"] += 1
-        n_remaining_positive = (remaining & self.labels).bit_count()
-        default = self._default_label(remaining.bit_count(), n_remaining_positive)
+        _, default = _majority(self._class_weights(remaining, self.weight(remaining, self.all_samples)))
         self.best_objective = child.objective
         path = child.parent.path() + [child]
         self.best_rule_list = ([node.antecedent for node in path],
@@ -322,7 +343,7 @@ class _BranchAndBound:
 
     def describe(self):
         """Progress figures (scaled objectives converted to Fractions)."""
-        scale = self.mistake * self.n_samples
+        scale = self.mistake * self.total_weight
         lower_bound, remaining = self.queue_summary()
         return {"best_objective": Fraction(self.best_objective, scale),
                 "lower_bound": Fraction(lower_bound, scale),
@@ -364,13 +385,52 @@ class _BranchAndBound:
         return lower_bound, remaining
 
 
+def _weight_planes(weights):
+    """The binary digits of integer weights: [(j, bitset of the samples whose weight has bit j
+    set)] for every j with such a sample."""
+    planes = []
+    for shift in range(int(weights.max()).bit_length()):
+        digit = (weights >> shift) & 1
+        if digit.any():
+            planes.append((shift, bitset.to_int(bitset.pack(digit.astype(bool)))))
+    return planes
+
+
+def _restricted(planes, samples):
+    """The planes of the samples in the set ``samples`` (a Python-int bitset)."""
+    return [(shift, bits & samples) for shift, bits in planes if bits & samples]
+
+
+def _size(samples, within):
+    """Unweighted: the number of samples of ``samples`` in the bitset ``within``."""
+    return (samples & within).bit_count()
+
+
+def _planes_weight(samples, planes):
+    """Weighted: the weight of ``samples`` within ``planes``, Σ_j 2^j·|samples ∧ plane_j|."""
+    return sum((samples & bits).bit_count() << shift for shift, bits in planes)
+
+
+def _majority(class_weights):
+    """(mistakes, class) of the majority class of a group with these per-class weights: the
+    class of largest weight, a tie going to the last such class (for two classes, the
+    positive one, as CORELS)."""
+    if len(class_weights) == 2:              # the common case, without the general search
+        first, second = class_weights
+        return (second, 0) if first > second else (first, 1)
+    largest = max(class_weights)
+    winner = len(class_weights) - 1 - class_weights[::-1].index(largest)
+    return sum(class_weights) - largest, winner
+
+
 def corels(dataset, lam, config):
     """Find a certifiably optimal rule list with the reference branch-and-bound.
 
     Parameters
     ----------
     dataset : BinaryDataset
-        Canonical data; must carry ``minority`` bits when the equivalent-points bound is on.
+        Canonical data (classes, optional integer weights); must carry ``minority`` bits when
+        the equivalent-points bound is on.
     lam : Fraction
         λ in (0, 1), the per-rule penalty.
     config : optrules.rule_lists.SearchConfig
@@ -380,8 +440,8 @@ def corels(dataset, lam, config):
     Returns
     -------
     RuleListResult
-        With ``status="optimal"`` the objective is the minimum of R(d) over all rule lists of
-        distinct antecedents; otherwise (a stop status of :data:`optrules.limits.STOP_STATUSES`)
+        With ``status="optimal"`` the objective is the minimum of R(d) = (mistaken weight)/W
+        + λK over all rule lists of distinct antecedents; otherwise (a stop status of :data:`optrules.limits.STOP_STATUSES`)
         ``lower_bound`` <= that minimum <= ``objective``.
 
     Notes
@@ -396,16 +456,20 @@ def corels(dataset, lam, config):
                                       config.progress)
     prefix, predictions, default = search.best_rule_list
     names, classes = dataset.antecedent_names, dataset.classes
-    rules = tuple(Rule(names[a], classes[int(q)]) for a, q in zip(prefix, predictions))
-    rule_list = RuleList(rules, classes[int(default)], dataset.target, classes)
-    scale = lam.denominator * dataset.n_samples
+    rules = tuple(Rule(names[a], classes[q]) for a, q in zip(prefix, predictions))
+    rule_list = RuleList(rules, classes[default], dataset.target, classes)
+    scale = lam.denominator * search.total_weight
     objective = Fraction(search.best_objective, scale)
     lower_bound, remaining = search.queue_summary() if stop else (search.best_objective, 0)
     statistics = dict(search.statistics, symmetry_map_size=len(search.symmetry_map))
+    mistaken_units = (search.best_objective - search.rule_penalty * len(prefix)) // search.mistake
     return RuleListResult(
         rule_list=rule_list, objective=objective,
-        mistakes=(search.best_objective - search.rule_penalty * len(prefix)) // search.mistake,
-        n_samples=dataset.n_samples, lam=lam, status=stop or "optimal",
+        mistakes=mistaken_units if dataset.weights is None
+        else dataset.weight_unit * mistaken_units,
+        n_samples=dataset.n_samples,
+        total_weight=dataset.total_weight if dataset.weighted else None,
+        lam=lam, status=stop or "optimal",
         lower_bound=Fraction(lower_bound, scale), nodes_expanded=nodes_expanded,
         seconds=time.perf_counter() - start, remaining_search_space=remaining,
         statistics=statistics)

@@ -174,8 +174,7 @@ def test_column_vector_target_is_flattened_with_a_warning():
 @pytest.mark.parametrize("y, message", [
     ([0.5, 1.5, 0.5, 1.5], "Unknown label type: continuous"),
     (["a", 1, "a", 1], r"Mix of label input types \(string and number\)"),
-    ([1, 1, 1, 1], r"needs exactly 2 classes in y; y has only 1 class: \[1\]"),
-    ([1, 2, 3, 1], "Only binary classification is supported"),
+    ([1, 1, 1, 1], r"classes in y; y has only 1 class: \[1\]"),
     ([1, None, 0, 1], r"y has 1 missing value\(s\) \(first at row 1\)"),
     ([1, 0, 1], "y has 3 values but X has 4 rows"),
 ])
@@ -184,6 +183,18 @@ def test_classifier_targets_are_checked(y, message):
     for estimator in (RuleListClassifier(0.1), OptimalRuleBoostingClassifier(1)):
         with pytest.raises(ValueError, match=message):
             estimator.fit(X, np.array(y, dtype=object))
+
+
+def test_boosting_is_binary_and_rule_lists_take_several_classes():
+    X, y = [[0.0], [1.0], [2.0], [3.0]], [1, 2, 3, 1]
+    with pytest.raises(ValueError, match="Only binary classification is supported.*needs "
+                                         "exactly 2 classes"):
+        OptimalRuleBoostingClassifier(1).fit(X, y)
+    with pytest.raises(ValueError, match=r"needs 2 or more classes in y; y has only 1 class"):
+        RuleListClassifier(0.1).fit(X, [1, 1, 1, 1])
+    model = RuleListClassifier(0.1, min_support=0).fit(X, y)
+    assert model.classes_.tolist() == [1, 2, 3]
+    assert model.predict_proba(X).shape == (4, 3)
 
 
 def test_zero_one_target_prints_its_actual_values():
@@ -354,7 +365,7 @@ def test_a_failed_fit_leaves_no_half_fitted_estimator(estimator):
     X = [[0.0], [1.0], [2.0], [3.0]]
     fresh = clone(estimator)
     with pytest.raises(ValueError):
-        fresh.fit(X, ["a", "b", "c", "d"] if fresh._kind == "classifier"
+        fresh.fit(X, ["a", "b", None, "d"] if fresh._kind == "classifier"
                   else [0.0, 1.0, float("nan"), 2.0])
     with pytest.raises(NotFittedError):
         fresh.predict(X)

@@ -36,7 +36,7 @@ def test_dataset_validation_messages():
         BinaryDataset.from_bits(["a", "b"], [[1, 0, 1]], [1, 0, 1])
     with pytest.raises(ValueError, match="duplicate antecedent name 'a'"):
         BinaryDataset.from_bits(["a", "a"], [[1, 0], [0, 1]], [1, 0])
-    with pytest.raises(ValueError, match="two distinct values"):
+    with pytest.raises(ValueError, match="two or more distinct values"):
         BinaryDataset.from_bits(["a"], [[1, 0]], [1, 0], classes=("x", "x"))
     with pytest.raises(ValueError, match="antecedent 1 has an empty name"):
         BinaryDataset.from_bits(["a", ""], [[1, 0], [0, 1]], [1, 0])

@@ -27,9 +27,14 @@ LAMBDAS = [Fraction(1, 10), Fraction(2, 15), Fraction(1, 7), Fraction(1, 5), Fra
 SMALL_LAMBDAS = [Fraction(1, 20), Fraction(1, 30), Fraction(1, 100)]
 
 
+#: Weights drawn for weighted instances: integers (0 included) and exact decimals/fractions.
+WEIGHTS = st.one_of(st.integers(0, 4), st.sampled_from(["0.5", "1.25", "1/3", "2.5", "0"]))
+
+
 @st.composite
-def rule_list_instances(draw):
-    """Small binary datasets, including duplicated antecedents, constant labels, conflicts."""
+def rule_list_instances(draw, weighted=None, n_classes=None):
+    """Small datasets of 2-4 classes, unweighted or weighted, including duplicated
+    antecedents, constant labels, conflicting identical rows and zero weights."""
     n_antecedents = draw(st.integers(1, 10))
     n_samples = draw(st.integers(1, 60))
     lam = draw(st.sampled_from(LAMBDAS if n_antecedents > 6 else LAMBDAS + SMALL_LAMBDAS))
@@ -38,12 +43,21 @@ def rule_list_instances(draw):
                                   min_size=n_antecedents, max_size=n_antecedents)), dtype=bool)
     if n_antecedents > 1 and draw(st.booleans()):
         bits[-1] = bits[0]                       # a duplicated antecedent
-    labels = np.array(draw(st.lists(st.booleans(), min_size=n_samples, max_size=n_samples)))
-    if n_samples > 1 and draw(st.booleans()):    # an identical row with the opposite label
+    n_classes = n_classes or draw(st.sampled_from([2, 2, 3, 4]))
+    labels = np.array(draw(st.lists(st.integers(0, n_classes - 1), min_size=n_samples,
+                                    max_size=n_samples)))
+    if n_samples > 1 and draw(st.booleans()):    # an identical row with another label
         bits[:, -1] = bits[:, 0]
-        labels[-1] = not labels[0]
+        labels[-1] = (labels[0] + 1) % n_classes
+    weights = None
+    if weighted if weighted is not None else draw(st.booleans()):
+        weights = draw(st.lists(WEIGHTS, min_size=n_samples, max_size=n_samples))
+        if all(Fraction(w) == 0 for w in weights):
+            weights[0] = 1
     names = [f"a{m}" for m in range(n_antecedents)]
-    return BinaryDataset.from_bits(names, bits, labels, classes=("neg", "pos")), lam
+    classes = ("neg", "pos") if n_classes == 2 else tuple(f"c{c}" for c in range(n_classes))
+    return BinaryDataset.from_bits(names, bits, labels, classes=classes,
+                                   sample_weight=weights), lam
 
 
 class RuleListSearchTests:
@@ -59,13 +73,16 @@ class RuleListSearchTests:
         check = rescore_rule_list(RuleListInstance.from_dataset(data, result.lam),
                                   result.rule_list, data.classes)
         assert check.non_majority_labels == (), f"{self.engine}: {check.non_majority_labels}"
-        for rule, n_captured, n_positive, predicts_positive in check.captures:
-            if 2 * n_positive == n_captured:   # a label tie predicts the positive class
-                assert predicts_positive, f"{self.engine}: tie at rule {rule}"
+        for rule, class_weights, predicted in check.captures:
+            # a tie for the largest weight goes to the last such class
+            last_largest = max(c for c, w in enumerate(class_weights) if w == max(class_weights))
+            assert predicted == last_largest, f"{self.engine}: tie at rule {rule}"
         mistakes = check.mistakes
         assert mistakes == result.mistakes, self.engine
+        assert type(result.mistakes) is (Fraction if data.weighted else int)
+        assert result.total_weight == (data.total_weight if data.weighted else None)
         assert result.lam == Fraction(lam)
-        expected = Fraction(mistakes, data.n_samples) + result.lam * len(result.rule_list)
+        expected = Fraction(mistakes) / data.total_weight + result.lam * len(result.rule_list)
         assert result.objective == expected == check.objective, self.engine
         assert score(result.rule_list, data, result.lam).objective == expected
         assert result.lower_bound <= result.objective
@@ -99,6 +116,31 @@ class RuleListSearchTests:
         doubled = data.subset(samples=np.r_[np.arange(data.n_samples), np.arange(data.n_samples)])
         # Doubling every sample doubles mistakes and N: mistakes/N is unchanged.
         assert self.fit(doubled, lam).objective == result.objective
+
+    @given(rule_list_instances(weighted=True), st.sampled_from([2, 3, "1/7"]))
+    def test_weights_equal_repeated_rows_and_do_not_depend_on_their_unit(self, instance,
+                                                                         factor):
+        """Weight k gives exactly the optimum of k copies of the row (and of k copies of its
+        equivalent-points minority mark); multiplying every weight by one factor changes
+        nothing."""
+        data, lam = instance
+        result = self.fit(data, lam)
+        scaled = data.with_weights([w * Fraction(factor) for w in data.sample_weight()])
+        assert self.fit(scaled, lam).objective == result.objective
+        integral = data.with_weights([w.numerator * w.denominator for w in data.sample_weight()])
+        copies = np.repeat(np.arange(data.n_samples), [int(w) for w in integral.sample_weight()])
+        repeated = integral.subset(samples=copies).with_weights(None)
+        assert self.fit(repeated, lam).objective == self.fit(integral, lam).objective
+
+    @given(rule_list_instances(weighted=False, n_classes=2))
+    def test_two_classes_unweighted_equal_unit_weights(self, instance):
+        data, lam = instance
+        result = self.fit(data, lam)
+        ones = self.fit(data.with_weights([1] * data.n_samples), lam)
+        direct = fit_rule_list(data, lam, sample_weight=[1] * data.n_samples)
+        assert (direct.objective, direct.rule_list) == (ones.objective, ones.rule_list)
+        assert (ones.objective, ones.rule_list) == (result.objective, result.rule_list)
+        assert ones.mistakes == result.mistakes and ones.total_weight == data.n_samples
 
     def test_same_input_same_output(self):
         rng = np.random.default_rng(7)

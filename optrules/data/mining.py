@@ -15,7 +15,8 @@ Antecedents
     All conjunctions of 1..``max_cardinality`` items from distinct features, ordered by
     cardinality, then by the tuple of feature (column) positions, then by item order within
     each feature. An antecedent is kept when its support count c satisfies
-    ``s*N <= c <= (1 - s)*N`` (exact, with ``s`` a Fraction); by Thm 10 and Thm 12 of the
+    ``s*N <= c <= (1 - s)*N`` (exact, with ``s`` a Fraction; with sample weights c is the
+    weight of the rows it holds for and N the total weight); by Thm 10 and Thm 12 of the
     paper, antecedents with support at most λ or at least 1 - λ never occur in an optimal rule
     list, so ``s <= λ`` loses nothing.
 Names
@@ -36,6 +37,7 @@ import numpy as np
 from optrules.data.binary_dataset import BinaryDataset
 from optrules.data.propositions import Proposition, format_value, numeric_thresholds
 from optrules.data.table import as_features
+from optrules.data.weights import integer_weights
 from optrules.limits import Stopped
 from optrules.validation import ExactFraction, Integer, Thresholds, validate_params
 
@@ -76,19 +78,22 @@ def _quoted(text):
     return text
 
 
-def feature_items(features, thresholds="quantile:3"):
+def feature_items(features, thresholds="quantile:3", weights=None):
     """The items of every feature column: a list (per feature) of lists of Proposition.
 
     Missing cells (None or NaN in canonical ``features``; specs/data.md §2) give no item: the
-    cut points come from the present values, the categories from the present cells.
+    cut points come from the present values, the categories from the present cells. With
+    row ``weights`` (exact, >= 0), a row of weight w counts as w rows: rows of weight 0 give
+    no item, and quantile cut points are those of the rows repeated by their weights.
     """
     items = []
     for name, column, is_numeric in zip(features.names, features.columns, features.numeric):
         if is_numeric:
-            cuts = numeric_thresholds(column, thresholds)
+            cuts = numeric_thresholds(column, thresholds, weights)
             items.append([Proposition(name, op, cut) for cut in cuts for op in ("<=", ">")])
         else:
-            values = dict.fromkeys(cell for cell in column if cell is not None)
+            values = dict.fromkeys(cell for n, cell in enumerate(column)
+                                   if cell is not None and (weights is None or weights[n] > 0))
             items.append([Proposition(name, "==", value) for value in values])
     return items
 
@@ -115,15 +120,15 @@ def count_candidates(items_per_feature, max_cardinality):
 
 def mine_antecedents(features, labels, *, classes=(0, 1), target="label", max_cardinality=2,
                      min_support=Fraction(1, 200), thresholds="quantile:3",
-                     max_candidates=MAX_CANDIDATES, budget=None):
-    """Mine antecedents from feature data and pair them with binary labels.
+                     max_candidates=MAX_CANDIDATES, budget=None, sample_weight=None):
+    """Mine antecedents from feature data and pair them with class labels.
 
     Parameters
     ----------
     features : Features, ndarray, DataFrame or dict of columns
-    labels : array-like of bool, shape (N,)
-        True for the positive class ``classes[1]``.
-    classes : (negative, positive), default (0, 1)
+    labels : array-like of int or bool, shape (N,)
+        Class index of each row into ``classes`` (True/False: ``classes[1]``/``classes[0]``).
+    classes : sequence of C >= 2 class values, default (0, 1)
     target : str, default "label"
     max_cardinality : int, default 2
         Largest number of items in one antecedent (>= 1).
@@ -138,6 +143,8 @@ def mine_antecedents(features, labels, *, classes=(0, 1), target="label", max_ca
     budget : optrules.limits.Budget, optional
         Time, memory and interrupt limits; when one is reached mining raises
         :class:`optrules.limits.Stopped`.
+    sample_weight : sequence of numbers >= 0, shape (N,), optional
+        Exact row weights (:mod:`optrules.data.weights`); supports are then weights.
 
     Returns
     -------
@@ -159,16 +166,26 @@ def mine_antecedents(features, labels, *, classes=(0, 1), target="label", max_ca
     ('a:x', 'a:y', 'b:u', 'b:v')
     """
     features = as_features(features)
-    labels = np.asarray(labels, dtype=bool)
+    labels = np.asarray(labels)
     if labels.shape != (features.n_samples,):
         raise ValueError(f"{labels.size} labels for {features.n_samples} rows.")
+    if sample_weight is not None and (np.ndim(sample_weight) != 1 or
+                                      len(sample_weight) != features.n_samples):
+        raise ValueError(f"sample_weight has shape {np.shape(sample_weight)}; expected one "
+                         f"weight per row, ({features.n_samples},).")
+    if sample_weight is None:
+        total, support, exact = features.n_samples, lambda held: int(held.sum()), None
+    else:
+        weights, unit = integer_weights(sample_weight)
+        total, support = int(weights.sum()), lambda held: int(weights[held].sum())
+        exact = [unit * int(k) for k in weights]
     given = validate_params(_CONSTRAINTS, {"min_support": min_support,
                                            "max_cardinality": max_cardinality,
                                            "thresholds": thresholds,
                                            "max_candidates": max_candidates},
                              "mine_antecedents")
     min_support_, max_cardinality = given["min_support"], given["max_cardinality"]
-    items = feature_items(features, thresholds)
+    items = feature_items(features, thresholds, exact)
     max_cardinality = min(max_cardinality, len(items))   # one item per feature at most
     n_candidates = count_candidates([len(column) for column in items], max_cardinality)
     if n_candidates > max_candidates:
@@ -181,7 +198,7 @@ def mine_antecedents(features, labels, *, classes=(0, 1), target="label", max_ca
     item_bits = [[item.evaluate(features.columns[f]) for item in column_items]
                  for f, column_items in enumerate(items)]
     n_samples = features.n_samples
-    low, high = min_support_ * n_samples, (1 - min_support_) * n_samples
+    low, high = min_support_ * total, (1 - min_support_) * total
     conditions, bits = [], []
     tested = itertools.count()
     for cardinality in range(1, max_cardinality + 1):
@@ -191,11 +208,11 @@ def mine_antecedents(features, labels, *, classes=(0, 1), target="label", max_ca
                         (stop := budget.stop_reason()) is not None:
                     raise Stopped(stop, f"mining antecedents ({len(bits):,} kept so far)")
                 held = np.logical_and.reduce([item_bits[f][i] for f, i in zip(chosen, choice)])
-                if low <= int(held.sum()) <= high:
+                if low <= support(held) <= high:
                     conditions.append(tuple(items[f][i] for f, i in zip(chosen, choice)))
                     bits.append(held)
     names = [antecedent_name(c) for c in conditions]
     return BinaryDataset.from_bits(names, np.array(bits, dtype=bool).reshape(len(names),
                                                                              n_samples),
                                    labels, target=target, classes=classes,
-                                   antecedent_conditions=conditions)
+                                   antecedent_conditions=conditions, sample_weight=sample_weight)

@@ -27,6 +27,8 @@ within a numeric column all ``x<=t`` with t ascending, then all ``x>t`` with t a
 a categorical column all ``x==v`` with v in sorted string order, then all ``x!=v`` likewise.
 """
 
+import bisect
+import itertools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -126,8 +128,12 @@ def format_value(value):
     return str(value)
 
 
-def numeric_thresholds(values, thresholds):
+def numeric_thresholds(values, thresholds, weights=None):
     """Cut points of one numeric column (float array, NaN = missing), ascending, as floats.
+
+    With ``weights`` (exact numbers >= 0, one per value) a value of weight w counts as w
+    values: rows of weight 0 are left out, and quantiles are those of the values repeated by
+    their (integer) weights.
 
     Quantiles and bin edges are computed in exact rational arithmetic from the float values
     (numpy's linear quantile method, without its rounding: the 3/11 quantile of 0..99 is 27, not
@@ -138,6 +144,7 @@ def numeric_thresholds(values, thresholds):
     ----------
     values : ndarray of float
     thresholds : {"all", "quantile:K", "width:K"}
+    weights : sequence of Fraction or int, optional
 
     Examples
     --------
@@ -147,15 +154,22 @@ def numeric_thresholds(values, thresholds):
     [9.0, 18.0, 27.0]
     """
     kind, count = parse_thresholds(thresholds)
-    present = np.sort(values[~np.isnan(values)])
+    kept = ~np.isnan(values)
+    if weights is not None:
+        kept &= np.array([w > 0 for w in weights], dtype=bool)
+    order = np.argsort(values[kept], kind="stable")
+    present = values[kept][order]
     if present.size == 0:
         return []
+    cumulative = None if weights is None else \
+        list(itertools.accumulate(Fraction(weights[n]) for n in np.flatnonzero(kept)[order]))
     distinct = np.unique(present)
     if kind == "all":
         cuts = [(Fraction(float(low)) + Fraction(float(high))) / 2
                 for low, high in zip(distinct[:-1], distinct[1:])]
     elif kind == "quantile":
-        cuts = [_linear_quantile(present, Fraction(j, count + 1)) for j in range(1, count + 1)]
+        cuts = [_linear_quantile(present, Fraction(j, count + 1), cumulative)
+                for j in range(1, count + 1)]
     else:
         low, high = Fraction(float(distinct[0])), Fraction(float(distinct[-1]))
         cuts = [low + j * (high - low) / count for j in range(1, count)]
@@ -177,15 +191,26 @@ def numeric_thresholds(values, thresholds):
     return chosen
 
 
-def _linear_quantile(ordered, q):
+def _linear_quantile(ordered, q, cumulative=None):
     """numpy's default ("linear") quantile q of sorted values, exactly: v_i + f (v_{i+1} - v_i)
-    at position (n - 1) q = i + f."""
-    position = (len(ordered) - 1) * q
+    at position (n - 1) q = i + f.
+
+    Weighted (``cumulative``: the running totals of the values' positive weights), a value of
+    weight w stands for w values: n is the total weight, and v_i is the value covering position
+    i of that repeated sequence, so integer weights give the quantile of the repeated values.
+    """
+    def value(i):
+        if cumulative is not None:   # the first value whose running total exceeds i
+            i = min(bisect.bisect_right(cumulative, i), len(ordered) - 1)
+        return Fraction(float(ordered[i]))
+
+    n = len(ordered) if cumulative is None else cumulative[-1]
+    position = max(n - 1, 0) * q
     i = math.floor(position)
-    low = Fraction(float(ordered[i]))
+    low = value(i)
     if position == i:
         return low
-    return low + (position - i) * (Fraction(float(ordered[i + 1])) - low)
+    return low + (position - i) * (value(i + 1) - low)
 
 
 def shortest_separating_decimal(cut, below, above):

@@ -1,11 +1,14 @@
-"""Equivalent points (Angelino et al. 2018, §3.14, eq. 85-87, Thm 22).
+"""Equivalent points (Angelino et al. 2018, §3.14, eq. 85-87, Thm 22), for C classes and
+sample weights (specs/rule-lists.md §8, §11).
 
-Samples are *equivalent* when every antecedent holds for both or for neither. Within each set
-e_u of equivalent samples, every rule list predicts one label, so it misclassifies at least the
-samples carrying the set's minority label q_u. The *minority bits* mark those samples; the
-number of marked samples not captured by a prefix is the equivalent-points bound b_0 of Thm 22.
-When the two labels are equally frequent in a set, the positive-class samples are marked (either
-choice gives the same count, the only thing the bound uses).
+Samples are *equivalent* when every antecedent holds for both or for neither. Every rule list
+captures a set e_u of equivalent samples with one rule (or the default), which predicts one
+class for all of it, so it misclassifies at least the weight of e_u outside its largest
+class. The *minority bits* mark the samples outside that class; the weight of the marked
+samples not captured by a prefix is the equivalent-points bound b_0 of Thm 22. When classes
+tie for the largest weight, the one left unmarked is the first in class order (for two
+classes: the positive samples of an evenly split set are marked, as in CORELS' ``.minor``
+files); any choice gives the same weight, the only thing the bound uses.
 """
 
 import numpy as np
@@ -25,36 +28,47 @@ def equivalence_classes(dataset):
     return order[inverse.ravel()]
 
 
+def _weights(dataset):
+    return np.ones(dataset.n_samples, dtype=np.int64) if dataset.weights is None \
+        else dataset.weights
+
+
+def _class_weight_table(dataset, groups):
+    """Integer weight of each (equivalence class, label class) pair, shape (U, C).
+
+    ``np.add.at`` on int64 keeps the sums exact (np.bincount would sum in float64)."""
+    table = np.zeros((int(groups.max()) + 1, dataset.n_classes), dtype=np.int64)
+    np.add.at(table, (groups, dataset.labels), _weights(dataset))
+    return table
+
+
 def minority_bits(dataset):
-    """Boolean vector (N,) marking each sample whose label is its equivalence class's minority."""
-    classes = equivalence_classes(dataset)
-    labels = dataset.label_bits()
-    n_classes = int(classes.max()) + 1
-    positives = np.bincount(classes, weights=labels, minlength=n_classes).astype(np.int64)
-    sizes = np.bincount(classes, minlength=n_classes)
-    positive_is_minority = 2 * positives <= sizes
-    return np.where(positive_is_minority[classes], labels, ~labels)
+    """Boolean vector (N,) marking each sample outside its equivalence class's largest class
+    (the first largest in class order on a tie)."""
+    groups = equivalence_classes(dataset)
+    majority = _class_weight_table(dataset, groups).argmax(axis=1)  # argmax: first on a tie
+    return dataset.labels != majority[groups]
 
 
 def check_minority(dataset, minority):
     """Raise ValueError if ``minority`` (bool, (N,)) would make Thm 22's bound unsound.
 
-    The bound counts marked samples, so it is sound exactly when no equivalence class has more
-    marked samples than its minority-label count. A weaker marking (fewer samples) is accepted.
+    The bound adds up the weight of marked samples, so it is sound exactly when no equivalence
+    class has more marked weight than its weight outside its largest class. A weaker marking
+    (less weight) is accepted.
     """
-    classes = equivalence_classes(dataset)
-    labels = dataset.label_bits()
-    n_classes = int(classes.max()) + 1
-    positives = np.bincount(classes, weights=labels, minlength=n_classes)
-    sizes = np.bincount(classes, minlength=n_classes)
-    marked = np.bincount(classes, weights=np.asarray(minority, dtype=bool), minlength=n_classes)
-    allowed = np.minimum(positives, sizes - positives)
+    groups = equivalence_classes(dataset)
+    table = _class_weight_table(dataset, groups)
+    allowed = table.sum(axis=1) - table.max(axis=1)
+    marked = np.zeros(len(table), dtype=np.int64)
+    np.add.at(marked, groups, np.where(np.asarray(minority, dtype=bool), _weights(dataset), 0))
     too_many = np.flatnonzero(marked > allowed)
     if too_many.size:
         u = too_many[0]
-        first_sample = int(np.flatnonzero(classes == u)[0])
+        first_sample = int(np.flatnonzero(groups == u)[0])
+        what = "samples" if dataset.weights is None else "units of weight"
         raise ValueError(
-            f"the minority file marks {int(marked[u])} samples in the equivalence class of sample "
-            f"{first_sample + 1}, which has only {int(allowed[u])} minority-label samples "
-            f"({too_many.size} classes are over-marked); it does not match these antecedents and "
-            "labels, and would make the equivalent-points bound unsound.")
+            f"the minority file marks {int(marked[u])} {what} in the equivalence class of "
+            f"sample {first_sample + 1}, which has only {int(allowed[u])} outside its majority "
+            f"class ({too_many.size} classes are over-marked); it does not match these "
+            "antecedents and labels, and would make the equivalent-points bound unsound.")

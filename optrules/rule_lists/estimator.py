@@ -1,5 +1,6 @@
 """RuleListClassifier: certifiably optimal rule lists as a scikit-learn-style estimator."""
 
+import itertools
 import re
 import time
 import warnings
@@ -7,14 +8,14 @@ from fractions import Fraction
 
 import numpy as np
 
-from optrules.base import RuleEstimator, binary_classes
+from optrules.base import RuleEstimator, sample_weight_vector, target_classes
 from optrules.data.binary_dataset import BinaryDataset
 from optrules.data.mining import mine_antecedents
 from optrules.limits import (STOP_STATUSES, Budget, Stopped, interruptible, memory_cap,
                              warn_if_stopped)
 from optrules.rule_lists.fit import (BOUNDS, ENGINES, POLICIES, SYMMETRY_MAPS, ProgressLog,
                                      fit_rule_list, unsearched_result)
-from optrules.rule_lists.model import RuleList, RuleListResult
+from optrules.rule_lists.model import RuleList, RuleListResult, exact_json
 from optrules.validation import (Boolean, ExactFraction, Integer, Options, Real, Subset,
                                  Thresholds, fraction_from_text, fraction_text, json_number,
                                  json_object, shown)
@@ -25,14 +26,15 @@ _HALF = Fraction(1, 2)
 
 
 class RuleListClassifier(RuleEstimator):
-    """Certifiably optimal rule list (CORELS objective) for a binary target.
+    """Certifiably optimal rule list (CORELS objective) for a target of two or more classes.
 
     ``fit(X, y)`` turns the columns of ``X`` into items, mines antecedents (conjunctions of up
     to ``max_cardinality`` items from distinct features) and finds the rule list minimising
 
         R(d) = mistakes(d)/N + lam · (number of rules)
 
-    over all lists of those antecedents, exactly (integer arithmetic), with a certificate:
+    (with ``sample_weight``: mistaken weight / total weight + lam · rules) over all lists of
+    those antecedents, exactly (integer arithmetic), with a certificate:
     ``status_ == "optimal"`` means ``objective_`` is the minimum; a limit gives the best list
     found with ``lower_bound_ <= minimum <= objective_``.
 
@@ -49,7 +51,7 @@ class RuleListClassifier(RuleEstimator):
         Most items per antecedent.
     min_support : float, str or Fraction in [0, 1/2], or None, default None
         Mine only antecedents holding for between ``min_support``·N and
-        (1 - ``min_support``)·N rows. None means λ: by Thm 10 and Thm 12 of the paper an
+        (1 - ``min_support``)·N rows (by weight, when weighted). None means λ: by Thm 10 and Thm 12 of the paper an
         antecedent outside [λN, (1-λ)N] never appears in an optimal list, so nothing is lost
         and the certificate holds for all conjunctions of up to ``max_cardinality`` items. A
         larger value gives a warning: the list is then optimal among the mined antecedents
@@ -99,8 +101,10 @@ class RuleListClassifier(RuleEstimator):
         The search's full result (nodes, seconds, statistics).
     n_antecedents_ : int
         Number of antecedents mined.
-    classes_ : ndarray of shape (2,)
-        The class values, sorted; ``classes_[1]`` is the positive class, which wins ties.
+    classes_ : ndarray of shape (C,)
+        The class values, sorted (numbers numerically, strings lexicographically); a tie for
+        the largest count goes to the class that comes last (for two classes the positive
+        class ``classes_[1]``, as in CORELS).
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when ``X`` had string column names.
@@ -108,9 +112,13 @@ class RuleListClassifier(RuleEstimator):
     Notes
     -----
     ``predict_proba`` gives, for the rule that classifies a sample, the class frequencies of
-    the training samples that rule captured (no smoothing). A rule predicts the majority class
-    of what it captures, so ``predict`` is the most probable class, except on an exact tie
-    (0.5/0.5), where the positive class ``classes_[1]`` is predicted as in CORELS.
+    the training samples that rule captured (by weight when weighted; no smoothing). A rule
+    predicts the majority class of what it captures, so ``predict`` is the most probable
+    class, except on an exact tie, where the last of the tied classes is predicted (for two
+    classes the positive class ``classes_[1]``, as in CORELS).
+
+    Sample weights are exact (integers, decimals, fractions; a float is read as its shortest
+    decimal): weight k gives exactly the rule list of k copies of the row.
 
     References
     ----------
@@ -129,9 +137,20 @@ class RuleListClassifier(RuleEstimator):
     (Fraction(1, 20), 'optimal')
     >>> model.predict({"sex": ["F"], "priors": [9]}).tolist()
     [1]
+
+    Three classes, the first row weighing 3:
+
+    >>> y = ["high", "low", "mid", "low", "high", "mid"]
+    >>> model = RuleListClassifier(lam=0.05, min_support=0).fit(
+    ...     X, y, sample_weight=[3, 1, 1, 1, 1, 1])
+    >>> print(model.rule_list_)
+    if {priors:<=0.7} then low
+    elif {sex:M} then high
+    else mid
     """
 
     _kind = "classifier"
+    _multi_class = True
     _parameter_constraints = {
         "lam": [ExactFraction(0, 1)],
         "max_cardinality": [Integer(1)],
@@ -168,13 +187,15 @@ class RuleListClassifier(RuleEstimator):
         self.verbose = verbose
 
     # ----- fitting ------------------------------------------------------------------------------
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Mine antecedents from ``X`` and find the optimal rule list for ``y``.
 
         Parameters
         ----------
         X : DataFrame, ndarray (n_samples, n_features) or dict of columns
-        y : array-like (n_samples,) with exactly two classes
+        y : array-like (n_samples,) with two or more classes
+        sample_weight : array-like (n_samples,) of numbers >= 0, optional
+            Exact row weights (see the class docstring); None weighs every row 1.
 
         Returns
         -------
@@ -184,13 +205,16 @@ class RuleListClassifier(RuleEstimator):
         with interruptible():
             budget = Budget(params["time_limit"], memory_cap(params["max_memory"]))
             features = self._training_features(X)
-            classes, labels = binary_classes(y, features.n_samples, type(self).__name__)
+            classes, labels = target_classes(y, features.n_samples, type(self).__name__)
+            sample_weight = sample_weight_vector(sample_weight, features.n_samples)
             target = str(getattr(y, "name", None) or "y")
             try:
-                dataset = self._mine(features, classes, labels, target, params, budget)
+                dataset = self._mine(features, classes, labels, target, params, budget,
+                                     sample_weight)
             except Stopped as stop:
                 result, n_antecedents = unsearched_result(
                     labels, params["lam"], stop.status, classes=classes, target=target,
+                    sample_weight=sample_weight,
                     seconds=time.perf_counter() - budget.start), 0
             else:
                 result = self._search(dataset, params, budget)
@@ -200,19 +224,21 @@ class RuleListClassifier(RuleEstimator):
         warn_if_stopped(type(self).__name__, result.status, f"gap {float(result.gap):.6g}")
         return self
 
-    def antecedents(self, X, y):
-        """The antecedents and labels ``fit(X, y)`` searches, as a :class:`BinaryDataset`.
+    def antecedents(self, X, y, sample_weight=None):
+        """The antecedents, labels and weights ``fit(X, y, sample_weight)`` searches, as a
+        :class:`BinaryDataset`.
 
         An auditor can certify a fitted model's claim on exactly this problem with
         :func:`optrules.verify.certify_rule_list`. Nothing is fitted.
         """
         params = self._validated_params()
         features = self._training_features(X)
-        classes, labels = binary_classes(y, features.n_samples, type(self).__name__)
+        classes, labels = target_classes(y, features.n_samples, type(self).__name__)
+        sample_weight = sample_weight_vector(sample_weight, features.n_samples)
         return self._mine(features, classes, labels, str(getattr(y, "name", None) or "y"),
-                          params, None)
+                          params, None, sample_weight)
 
-    def _mine(self, features, classes, labels, target, params, budget):
+    def _mine(self, features, classes, labels, target, params, budget, sample_weight):
         lam = params["lam"]
         min_support = lam if params["min_support"] is None else params["min_support"]
         if min_support > lam:
@@ -224,9 +250,10 @@ class RuleListClassifier(RuleEstimator):
         return mine_antecedents(features, labels, classes=classes, target=target,
                                 max_cardinality=params["max_cardinality"],
                                 min_support=min(min_support, _HALF),
-                                thresholds=params["thresholds"], budget=budget)
+                                thresholds=params["thresholds"], budget=budget,
+                                sample_weight=sample_weight)
 
-    def fit_antecedents(self, dataset):
+    def fit_antecedents(self, dataset, sample_weight=None):
         """Find the optimal rule list over pre-mined antecedents (e.g. CORELS files).
 
         The mining parameters (``max_cardinality``, ``min_support``, ``thresholds``) do not
@@ -237,6 +264,8 @@ class RuleListClassifier(RuleEstimator):
         Parameters
         ----------
         dataset : BinaryDataset
+        sample_weight : array-like (N,) of numbers >= 0, optional
+            Replaces the dataset's weights (if any).
 
         Returns
         -------
@@ -246,6 +275,9 @@ class RuleListClassifier(RuleEstimator):
             raise TypeError(f"fit_antecedents takes a BinaryDataset; got "
                             f"{type(dataset).__name__}.")
         params = self._validated_params()
+        if sample_weight is not None:
+            dataset = dataset.with_weights(sample_weight_vector(sample_weight,
+                                                                dataset.n_samples))
         with interruptible():
             result = self._search(dataset, params, Budget(
                 params["time_limit"], memory_cap(params["max_memory"])))
@@ -300,7 +332,7 @@ class RuleListClassifier(RuleEstimator):
         return self.rule_list_.predict(rows)
 
     def predict_proba(self, X):
-        """Class probabilities (n_samples, 2), columns in ``classes_`` order (see Notes)."""
+        """Class probabilities (n_samples, C), columns in ``classes_`` order (see Notes)."""
         rows = self._rows(X)
         return self.rule_list_.predict_proba(rows)
 
@@ -314,7 +346,9 @@ class RuleListClassifier(RuleEstimator):
             "objective": fraction_text(result.objective),
             "lower_bound": fraction_text(result.lower_bound),
             "lambda": fraction_text(result.lam), "status": result.status,
-            "mistakes": result.mistakes, "n_samples": result.n_samples,
+            "mistakes": exact_json(result.mistakes), "n_samples": result.n_samples,
+            "total_weight": None if result.total_weight is None
+            else fraction_text(result.total_weight),
             "nodes_expanded": result.nodes_expanded, "seconds": round(result.seconds, 6),
             "remaining_search_space": None if result.remaining_search_space is None
             else str(result.remaining_search_space),
@@ -344,7 +378,7 @@ def _result_from_content(saved, rule_list, lam):
     """The search result a model file's ``result`` records, every field checked, the figures
     against the rule list's class counts and the parameter ``lam``."""
     json_object(saved, "result", ("objective", "lower_bound", "lambda", "status", "mistakes",
-                                  "n_samples", "nodes_expanded", "seconds",
+                                  "n_samples", "total_weight", "nodes_expanded", "seconds",
                                   "remaining_search_space", "n_antecedents", "statistics"))
     if fraction_from_text(saved["lambda"], "result.lambda") != lam:
         raise ValueError(f"result.lambda {saved['lambda']} is not the parameter lam="
@@ -355,15 +389,34 @@ def _result_from_content(saved, rule_list, lam):
     if counts[-1] is None:           # RuleList.from_dict: counts for every rule or for none
         raise ValueError("model.default_counts is null: the rule list lacks its class counts.")
     predictions = [rule.prediction for rule in rule_list.rules] + [rule_list.default]
-    figures = {"mistakes": sum(c[0] if prediction == rule_list.classes[1] else c[1]
-                               for c, prediction in zip(counts, predictions)),
-               "n_samples": sum(sum(c) for c in counts)}
-    for name, value in figures.items():
-        if json_number(saved[name], f"result.{name}", integer=True, low=1 if name ==
-                       "n_samples" else 0) != value:
-            raise ValueError(f"result.{name} is {saved[name]}, but the rule list's class counts "
-                             f"give {value}.")
-    exact = Fraction(figures["mistakes"], figures["n_samples"]) + lam * len(rule_list)
+    total = sum(sum(c) for c in counts)
+    mistakes = sum(sum(c) - c[rule_list.classes.index(prediction)]
+                   for c, prediction in zip(counts, predictions))
+    total_weight = saved["total_weight"]
+    if total_weight is None:
+        if not all(isinstance(c, int) for c in itertools.chain(*counts)):
+            raise ValueError("model class counts are weights, but result.total_weight is null.")
+        n_samples = json_number(saved["n_samples"], "result.n_samples", integer=True, low=1)
+        if n_samples != total:
+            raise ValueError(f"result.n_samples is {n_samples}, but the rule list's class "
+                             f"counts give {total}.")
+    else:
+        total_weight = fraction_from_text(total_weight, "result.total_weight")
+        n_samples = json_number(saved["n_samples"], "result.n_samples", integer=True, low=1)
+        if total_weight != total:
+            raise ValueError(f"result.total_weight is {saved['total_weight']}, but the rule "
+                             f"list's class weights give {fraction_text(total)}.")
+    if total == 0:
+        raise ValueError("the rule list's class counts add up to 0.")
+    saved_mistakes = saved["mistakes"]
+    if isinstance(saved_mistakes, str):
+        saved_mistakes = fraction_from_text(saved_mistakes, "result.mistakes")
+    if isinstance(saved_mistakes, bool) or saved_mistakes != mistakes:
+        raise ValueError(f"result.mistakes is {shown(saved['mistakes'])}, but the rule list's "
+                         f"class counts give {exact_json(mistakes)}.")
+    if total_weight is not None:
+        mistakes = Fraction(mistakes)           # weighted results hold exact weights
+    exact = Fraction(mistakes) / total + lam * len(rule_list)
     if objective != exact:
         raise ValueError(f"result.objective {saved['objective']} is not the rule list's "
                          f"objective mistakes/N + lambda*K = {fraction_text(exact)}.")
@@ -384,12 +437,12 @@ def _result_from_content(saved, rule_list, lam):
     if not isinstance(saved["statistics"], dict):
         raise ValueError(f"result.statistics must be a JSON object; got "
                          f"{shown(saved['statistics'])}.")
-    return RuleListResult(rule_list, objective, figures["mistakes"], figures["n_samples"], lam,
-                          status, lower_bound,
+    return RuleListResult(rule_list, objective, mistakes, n_samples, lam, status, lower_bound,
                           json_number(saved["nodes_expanded"], "result.nodes_expanded",
                                       integer=True),
                           json_number(saved["seconds"], "result.seconds"),
-                          None if space is None else int(space), dict(saved["statistics"]))
+                          None if space is None else int(space), dict(saved["statistics"]),
+                          total_weight)
 
 
 def _plain_rules(rule_list):

@@ -88,23 +88,31 @@ PARAMETER_CONSTRAINTS = {
 }
 
 
-def fit_rule_list(dataset, lam, *, engine="reference", policy="lower-bound",
-                  symmetry_map="prefix", disabled_bounds=(), max_nodes=None, max_queue=None,
-                  time_limit=None, max_memory="auto", progress=None, budget=None):
+def fit_rule_list(dataset, lam, *, sample_weight=None, engine="reference",
+                  policy="lower-bound", symmetry_map="prefix", disabled_bounds=(),
+                  max_nodes=None, max_queue=None, time_limit=None, max_memory="auto",
+                  progress=None, budget=None):
     """Find a certifiably optimal rule list (CORELS objective).
 
     Minimises R(d) = mistakes(d)/N + λ·K(d) over all rule lists d of K distinct antecedents
-    of ``dataset``, each rule and the default predicting the majority label of the samples
-    they capture (a tie predicts the positive class ``dataset.classes[1]``).
+    of ``dataset``, each rule and the default predicting the majority class of the samples
+    they capture (a tie goes to the class that comes last in ``dataset.classes``: for two
+    classes the positive class ``classes[1]``). With sample weights, mistakes and majorities
+    are by weight and N is the total weight (specs/rule-lists.md §11).
 
     Parameters
     ----------
     dataset : BinaryDataset
-        Antecedents and labels. If it carries ``minority`` bits they are checked for
-        soundness; otherwise they are computed when the equivalent-points bound is on.
+        Antecedents, labels (two or more classes) and optional weights. If it carries
+        ``minority`` bits they are checked for soundness; otherwise they are computed when the
+        equivalent-points bound is on.
     lam : Fraction, int, str or float
         λ in (0, 1). Strings (``"0.01"``, ``"1/100"``) and floats (via their shortest decimal
         repr) are converted exactly.
+    sample_weight : sequence of numbers >= 0, optional
+        Exact weight of each sample (integers, decimals, fractions; a float is read as its
+        shortest decimal). Replaces the dataset's weights. Weight k gives exactly the optimum
+        of k copies of the sample.
     engine : {"reference"}, default "reference"
     policy : {"lower-bound", "bfs", "dfs", "curiosity", "objective"}, default "lower-bound"
         Queue order of the search.
@@ -149,10 +157,22 @@ def fit_rule_list(dataset, lam, *, engine="reference", policy="lower-bound",
     Examples
     --------
     >>> from optrules.data.binary_dataset import BinaryDataset
-    >>> data = BinaryDataset.from_bits(["a", "b"], [[1, 1, 0, 0], [0, 1, 1, 0]], [1, 1, 0, 0])
+    >>> bits = [[1, 1, 0, 0], [0, 1, 1, 0]]
+    >>> data = BinaryDataset.from_bits(["a", "b"], bits, [1, 1, 0, 0])
     >>> result = fit_rule_list(data, "1/10")
     >>> result.objective, result.status
     (Fraction(1, 10), 'optimal')
+
+    Three classes and sample weights:
+
+    >>> data = BinaryDataset.from_bits(["a", "b"], bits, [2, 1, 0, 0],
+    ...                                classes=("low", "mid", "high"))
+    >>> result = fit_rule_list(data, "1/10", sample_weight=[1, 2, 1, 3])
+    >>> print(result.rule_list)
+    if {a} then mid
+    else low
+    >>> result.objective, result.mistakes, result.total_weight
+    (Fraction(17, 70), Fraction(1, 1), Fraction(7, 1))
     """
     if not isinstance(dataset, BinaryDataset):
         raise TypeError(f"The 'dataset' parameter of fit_rule_list must be a BinaryDataset. "
@@ -162,6 +182,8 @@ def fit_rule_list(dataset, lam, *, engine="reference", policy="lower-bound",
         "max_nodes": max_nodes, "max_queue": max_queue, "time_limit": time_limit,
         "max_memory": max_memory, "progress": progress, "disabled_bounds": disabled_bounds},
         "fit_rule_list")
+    if sample_weight is not None:
+        dataset = dataset.with_weights(sample_weight)
     if budget is not None and not isinstance(budget, Budget):
         raise TypeError(f"The 'budget' parameter of fit_rule_list must be an "
                         f"optrules.limits.Budget or None. Got {type(budget).__name__} instead.")
@@ -179,10 +201,11 @@ def fit_rule_list(dataset, lam, *, engine="reference", policy="lower-bound",
     return replace(result, rule_list=describe(result.rule_list, dataset))
 
 
-def unsearched_result(labels, lam, status, *, classes, target, seconds=0.0):
+def unsearched_result(labels, lam, status, *, classes, target, sample_weight=None,
+                      seconds=0.0):
     """What a run stopped before its search began (while mining) returns: the default rule
-    alone, with its exact objective and the only bound proven, 0. ``seconds`` is the time the
-    run took.
+    alone, with its exact objective and the only bound proven, 0. ``labels`` are class
+    indices; ``seconds`` is the time the run took.
 
     Examples
     --------
@@ -190,9 +213,10 @@ def unsearched_result(labels, lam, status, *, classes, target, seconds=0.0):
     >>> result.objective, result.lower_bound, result.status
     (Fraction(1, 3), Fraction(0, 1), 'time-limit')
     """
-    labels = np.asarray(labels, dtype=bool)
+    labels = np.asarray(labels)
     no_antecedents = BinaryDataset.from_bits([], np.zeros((0, labels.size), dtype=bool), labels,
-                                             target=target, classes=classes)
+                                             target=target, classes=classes,
+                                             sample_weight=sample_weight)
     result = fit_rule_list(no_antecedents, lam, max_memory=None)
     return replace(result, status=status, lower_bound=Fraction(0), remaining_search_space=None,
                    seconds=seconds)

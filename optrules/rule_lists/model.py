@@ -1,12 +1,13 @@
 """Rule lists, their exact objective, and the result of a rule-list search.
 
 Names follow Angelino et al. (2018), §3.1-3.2: a rule list d = (d_p, δ_p, q_0, K) has K rules
-p_k -> q_k and a default prediction q_0; its objective is R(d) = mistakes/N + λK (eq. 6),
+p_k -> q_k and a default prediction q_0; its objective is R(d) = mistakes/N + λK (eq. 6), or
+with sample weights (mistaken weight)/(total weight) + λK (specs/rule-lists.md §11),
 computed here exactly as a :class:`fractions.Fraction`.
 
 A rule names its antecedent and, when the antecedent was mined from feature data, carries its
-*conditions*, so the list applies to new raw rows; it also records the training samples it
-captures per class, which give :meth:`RuleList.predict_proba`.
+*conditions*, so the list applies to new raw rows; it also records the training samples (or
+their weight) it captures per class, which give :meth:`RuleList.predict_proba`.
 """
 
 import math
@@ -19,7 +20,8 @@ from optrules.data.binary_dataset import BinaryDataset
 from optrules.data.mining import antecedent_name
 from optrules.data.propositions import Proposition
 from optrules.limits import STOP_STATUSES
-from optrules.validation import fraction_text, json_object, parse_fraction, shown
+from optrules.validation import (fraction_from_text, fraction_text, json_object, parse_fraction,
+                                 shown)
 
 __all__ = ["Rule", "RuleList", "Score", "score", "RuleListResult", "describe"]
 
@@ -40,8 +42,9 @@ class Rule:
     conditions : tuple of Proposition or None
         The propositions whose conjunction the antecedent is (None for an antecedent read from
         a CORELS file, which is only a name).
-    class_counts : tuple of int or None
-        Training samples of each class (in the list's ``classes`` order) this rule captures.
+    class_counts : tuple of int or Fraction, or None
+        Training samples of each class (in the list's ``classes`` order) this rule captures;
+        with sample weights, their weight per class (exact).
     """
 
     antecedent: str
@@ -123,21 +126,20 @@ class RuleList:
 
     def predict(self, data):
         """Predicted classes (n,), as an array of the class values."""
+        return np.asarray(self.classes)[self.predicted_class(data)]
+
+    def predicted_class(self, data):
+        """Class index (n,) the list predicts for each sample (into ``classes``)."""
         outcomes = [rule.prediction for rule in self.rules] + [self.default]
         positions = np.array([self.classes.index(p) for p in outcomes])
-        return np.asarray(self.classes)[positions[self.capturing_rule(data)]]
-
-    def predict_positive(self, dataset):
-        """Boolean vector (N,): True where the list predicts ``classes[1]``."""
-        outcomes = np.array([rule.prediction == self.classes[1] for rule in self.rules]
-                            + [self.default == self.classes[1]])
-        return outcomes[self.capturing_rule(dataset)]
+        return positions[self.capturing_rule(data)]
 
     def predict_proba(self, data):
-        """Class probabilities (n, 2): the training class frequencies of the capturing rule.
+        """Class probabilities (n, C): the training class frequencies of the capturing rule.
 
         No smoothing: a rule that captured 3 training samples of class 1 and 1 of class 0
-        gives (0.25, 0.75). A rule that captured no training sample gives (0.5, 0.5).
+        gives (0.25, 0.75); with sample weights the frequencies are by weight. A rule that
+        captured no training sample (or only weight 0) gives 1/C for every class.
 
         Raises
         ------
@@ -148,9 +150,9 @@ class RuleList:
         if any(c is None for c in counts):
             raise ValueError("this rule list has no training class counts; fit it (or "
                              "describe it with optrules.rule_lists.model.describe) first.")
-        table = np.array(counts, dtype=float)
+        table = np.array([[float(c) for c in row] for row in counts], dtype=float)
         totals = table.sum(axis=1, keepdims=True)
-        frequencies = np.divide(table, totals, out=np.full_like(table, 0.5),
+        frequencies = np.divide(table, totals, out=np.full_like(table, 1 / len(self.classes)),
                                 where=totals > 0)
         return frequencies[self.capturing_rule(data)]
 
@@ -160,21 +162,21 @@ class RuleList:
         return {"target": self.target, "classes": list(self.classes),
                 "rules": [_rule_to_dict(rule) for rule in self.rules],
                 "default": self.default,
-                "default_counts": None if self.default_counts is None
-                else list(self.default_counts)}
+                "default_counts": _counts_to_json(self.default_counts)}
 
     @classmethod
     def from_dict(cls, data, where="model"):
         """Inverse of :meth:`to_dict`, checking every field; ValueError naming the first bad
         one by its path below ``where`` (``model.rules[2].conditions[0].operator``).
 
-        Checked: exactly the fields :meth:`to_dict` writes; ``classes`` two distinct strings, or
-        two distinct finite numbers or booleans; every prediction one of the classes (of the
-        same JSON type); each antecedent a non-empty name whose conditions are null (an
-        antecedent read from a CORELS file) for every rule or a non-empty list of well-formed,
-        distinct conditions (:meth:`Proposition.from_json`) for every rule; no antecedent used
-        twice, by name or by conditions; class counts two non-negative integers for every rule
-        and the default, or null for all.
+        Checked: exactly the fields :meth:`to_dict` writes; ``classes`` two or more distinct
+        strings, or two or more distinct finite numbers or booleans; every prediction one of
+        the classes (of the same JSON type); each antecedent a non-empty name whose conditions
+        are null (an antecedent read from a CORELS file) for every rule or a non-empty list of
+        well-formed, distinct conditions (:meth:`Proposition.from_json`) for every rule; no
+        antecedent used twice, by name or by conditions; class counts (one per class,
+        non-negative integers or exact ``"p/q"`` weights) for every rule and the default, or
+        null for all.
         """
         json_object(data, where, ("classes", "rules", "default", "default_counts", "target"))
         if not isinstance(data["target"], str):
@@ -186,7 +188,8 @@ class RuleList:
                       for k, entry in enumerate(data["rules"]))
         _check_antecedents(rules, where)
         default = _prediction(data["default"], f"{where}.default", classes)
-        default_counts = _counts(data["default_counts"], f"{where}.default_counts")
+        default_counts = _counts(data["default_counts"], f"{where}.default_counts",
+                                 len(classes))
         if len({rule.class_counts is None for rule in rules} | {default_counts is None}) > 1:
             raise ValueError(f"{where}: class counts must be given for every rule and the "
                              "default, or for none.")
@@ -198,7 +201,7 @@ def _rule_to_dict(rule):
             "conditions": None if rule.conditions is None
             else [condition.to_json() for condition in rule.conditions],
             "prediction": rule.prediction,
-            "class_counts": None if rule.class_counts is None else list(rule.class_counts)}
+            "class_counts": _counts_to_json(rule.class_counts)}
 
 
 def _rule_from_dict(entry, where, classes):
@@ -222,16 +225,19 @@ def _rule_from_dict(entry, where, classes):
             raise ValueError(f"{where}.antecedent {shown(antecedent)} is not the name of its "
                              f"conditions, {shown(antecedent_name(conditions))}.")
     return Rule(antecedent, _prediction(entry["prediction"], f"{where}.prediction", classes),
-                conditions, _counts(entry["class_counts"], f"{where}.class_counts"))
+                conditions, _counts(entry["class_counts"], f"{where}.class_counts",
+                                    len(classes)))
 
 
 def _classes(value, where):
-    """Two distinct class values of one kind: strings, or finite numbers and booleans."""
-    if not isinstance(value, list) or len(value) != 2 or \
+    """Two or more distinct class values of one kind: strings, or finite numbers and
+    booleans."""
+    if not isinstance(value, list) or len(value) < 2 or \
             not all(isinstance(c, CLASS_TYPES) for c in value) or \
             any(isinstance(c, float) and not math.isfinite(c) for c in value) or \
-            isinstance(value[0], str) != isinstance(value[1], str) or value[0] == value[1]:
-        raise ValueError(f"{where} must be two distinct strings or numbers; got "
+            len({isinstance(c, str) for c in value}) != 1 or \
+            any(a == b for i, a in enumerate(value) for b in value[:i]):
+        raise ValueError(f"{where} must be two or more distinct strings or numbers; got "
                          f"{shown(value)}.")
     return tuple(value)
 
@@ -261,31 +267,53 @@ def _check_antecedents(rules, where):
             first[key] = k
 
 
-def _counts(value, where):
+def exact_json(value):
+    """An exact count or weight as JSON: an integer as a number, anything else as ``"p/q"``."""
+    return int(value) if Fraction(value).denominator == 1 else fraction_text(value)
+
+
+def _counts_to_json(counts):
+    return None if counts is None else [exact_json(c) for c in counts]
+
+
+def _counts(value, where, n_classes):
+    """Class counts read back: one per class, each a non-negative integer or ``"p/q"``."""
     if value is None:
         return None
-    if not isinstance(value, list) or len(value) != 2 or \
-            not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in value):
-        raise ValueError(f"{where}: class counts must be two non-negative integers; got "
-                         f"{shown(value)}.")
-    return tuple(value)
+    if not isinstance(value, list) or len(value) != n_classes:
+        raise ValueError(f"{where}: class counts must be a list of {n_classes} numbers, one per "
+                         f"class; got {shown(value)}.")
+    counts = []
+    for i, count in enumerate(value):
+        if isinstance(count, str):
+            count = fraction_from_text(count, f"{where}[{i}]")
+        elif isinstance(count, bool) or not isinstance(count, int):
+            count = -1
+        if count < 0:
+            raise ValueError(f"{where}[{i}] must be a non-negative integer or an exact weight "
+                             f"like \"3/2\"; got {shown(value[i])}.")
+        counts.append(count)
+    return tuple(counts)
 
 
 def describe(rule_list, dataset):
     """The rule list with each rule's conditions and training class counts from ``dataset``.
 
     Conditions come from the dataset's mined antecedents (None for CORELS-file antecedents);
-    counts from replaying the list on the dataset's samples.
+    counts from replaying the list on the dataset's samples (exact class weights when the
+    dataset is weighted).
     """
     index = {name: m for m, name in enumerate(dataset.antecedent_names)}
     conditions = dataset.antecedent_conditions
     capture = rule_list.capturing_rule(dataset)
-    labels = dataset.label_bits()
+    weights = np.ones(dataset.n_samples, dtype=np.int64) if dataset.weights is None \
+        else dataset.weights
+    unit = 1 if dataset.weights is None else dataset.weight_unit
 
     def counts(k):
         captured = capture == k
-        positives = int(labels[captured].sum())
-        return (int(captured.sum()) - positives, positives)
+        return tuple(unit * int(weights[captured & (dataset.labels == c)].sum())
+                     for c in range(dataset.n_classes))
 
     rules = tuple(replace(rule, class_counts=counts(k),
                           conditions=None if conditions is None
@@ -296,24 +324,28 @@ def describe(rule_list, dataset):
 
 @dataclass(frozen=True)
 class Score:
-    """Exact evaluation of a rule list on a dataset."""
+    """Exact evaluation of a rule list on a dataset: ``mistakes`` is the number (or, weighted,
+    the exact weight) of misclassified samples out of ``total`` (N, or the total weight)."""
 
-    mistakes: int
-    n_samples: int
+    mistakes: int | Fraction
+    total: int | Fraction
     length: int
     lam: Fraction
 
     @property
     def objective(self):
-        """R(d) = mistakes/N + λK, exact (Angelino et al. 2018, eq. 6)."""
-        return Fraction(self.mistakes, self.n_samples) + self.lam * self.length
+        """R(d) = mistakes/N + λK, exact (Angelino et al. 2018, eq. 6; weighted: §11)."""
+        return Fraction(self.mistakes) / self.total + self.lam * self.length
 
 
 def score(rule_list, dataset, lam):
-    """Re-score a rule list exactly: integer mistakes, Fraction objective."""
-    wrong = rule_list.predict_positive(dataset) != dataset.label_bits()
+    """Re-score a rule list exactly: mistakes (weighted if the dataset is), Fraction objective."""
+    wrong = rule_list.predicted_class(dataset) != dataset.labels
     lam = parse_fraction("lam", lam, low=0, high=1, function="score")
-    return Score(int(wrong.sum()), dataset.n_samples, len(rule_list), lam)
+    if dataset.weights is None:
+        return Score(int(wrong.sum()), dataset.n_samples, len(rule_list), lam)
+    return Score(dataset.weight_unit * int(dataset.weights[wrong].sum()), dataset.total_weight,
+                 len(rule_list), lam)
 
 
 @dataclass(frozen=True)
@@ -326,7 +358,8 @@ class RuleListResult:
         The best rule list found (certified optimal when ``status == "optimal"``).
     objective : Fraction
         Its exact objective R(d).
-    mistakes : int
+    mistakes : int or Fraction
+        Misclassified training samples (an int), or their exact weight when weighted.
     n_samples : int
     lam : Fraction
     status : {"optimal"} or a key of :data:`optrules.limits.STOP_STATUSES`
@@ -342,11 +375,13 @@ class RuleListResult:
         the run stopped before the search began, while mining).
     statistics : dict
         Engine counters (evaluations, prunes by bound, cache and queue sizes).
+    total_weight : Fraction or None
+        Total sample weight when the samples are weighted (None: unweighted, each weighs 1).
     """
 
     rule_list: RuleList
     objective: Fraction
-    mistakes: int
+    mistakes: int | Fraction
     n_samples: int
     lam: Fraction
     status: str
@@ -355,6 +390,7 @@ class RuleListResult:
     seconds: float
     remaining_search_space: int | None = 0
     statistics: dict = field(default_factory=dict)
+    total_weight: Fraction | None = None
 
     @property
     def gap(self):
@@ -367,8 +403,11 @@ class RuleListResult:
         return {
             "objective": fraction_text(self.objective),
             "objective_float": float(self.objective),
-            "mistakes": self.mistakes,
+            "mistakes": exact_json(self.mistakes),
             "n_samples": self.n_samples,
+            "total_weight": None if self.total_weight is None
+            else fraction_text(self.total_weight),
+            "classes": list(self.rule_list.classes),
             "lambda": fraction_text(self.lam),
             "rules": [{"antecedent": r.antecedent, "prediction": r.prediction}
                       for r in self.rule_list.rules],
@@ -389,8 +428,10 @@ class RuleListResult:
         certificate = ("certified optimal" if self.status == "optimal" else
                        f"not certified ({STOP_STATUSES[self.status]}), gap "
                        f"{float(self.gap):.6f}")
+        out_of = self.n_samples if self.total_weight is None else \
+            f"{self.total_weight} weighted"
         return (f"{certificate}: objective {fraction_text(self.objective)} "
-                f"({float(self.objective):.6f}), {self.mistakes}/{self.n_samples} mistakes, "
+                f"({float(self.objective):.6f}), {self.mistakes}/{out_of} mistakes, "
                 f"{len(self.rule_list)} rules, lambda {fraction_text(self.lam)}, lower bound "
                 f"{float(self.lower_bound):.6f}, {self.nodes_expanded} nodes, "
                 f"{self.seconds:.2f} s")
