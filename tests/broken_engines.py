@@ -11,14 +11,17 @@ from optrules.rule_lists.model import RuleList, RuleListResult
 def corels(dataset, lam, config):
     """Claims the empty rule list is optimal (with its true objective)."""
     honest = reference_corels(dataset, lam, config)
-    labels = dataset.label_bits()
-    n_positive = int(labels.sum())
-    default = dataset.classes[int(2 * n_positive >= dataset.n_samples)]
-    mistakes = min(n_positive, dataset.n_samples - n_positive)
-    objective = Fraction(mistakes, dataset.n_samples)
+    weights = [1] * dataset.n_samples if not dataset.weighted else dataset.sample_weight()
+    class_weights = [sum(w for w, label in zip(weights, dataset.labels) if label == c)
+                     for c in range(dataset.n_classes)]
+    largest = max(class_weights)
+    default = dataset.classes[max(c for c, w in enumerate(class_weights) if w == largest)]
+    mistakes = sum(class_weights) - largest
+    objective = Fraction(mistakes) / sum(class_weights)
     return RuleListResult(RuleList((), default, dataset.target, dataset.classes),
                           objective, mistakes, dataset.n_samples, lam, "optimal", objective,
-                          honest.nodes_expanded, honest.seconds)
+                          honest.nodes_expanded, honest.seconds,
+                          total_weight=dataset.total_weight if dataset.weighted else None)
 
 
 def optimal_rule(problem, config):

@@ -2,7 +2,6 @@
 file and the field's path, even when the forger recomputed the checksum."""
 
 import copy
-import json
 import math
 import re
 

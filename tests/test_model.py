@@ -75,9 +75,9 @@ def test_rule_list_dict_errors():
     del bad["rules"]
     with pytest.raises(ValueError, match="rules"):
         RuleList.from_dict(bad)
-    with pytest.raises(ValueError, match="two distinct strings or numbers"):
+    with pytest.raises(ValueError, match="two or more distinct strings or numbers"):
         RuleList.from_dict(dict(example_rule_list().to_dict(), classes=["Yes", "Yes"]))
-    with pytest.raises(ValueError, match="class counts must be two non-negative integers"):
+    with pytest.raises(ValueError, match=r"default_counts\[1\] must be a non-negative integer"):
         RuleList.from_dict(dict(example_rule_list().to_dict(), default_counts=[1, -1]))
 
 

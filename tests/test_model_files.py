@@ -3,6 +3,7 @@
 import hashlib
 import json
 import re
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -163,6 +164,32 @@ def _rewritten(path, edit):
                                          if k not in ("format", "version", "optrules_version")})
 
 
+def test_weighted_multiclass_rule_list_round_trips_exactly(tmp_path):
+    X, _ = mixed_data()
+    y = np.array(["low", "mid", "high", "mid"] * 20)
+    weights = ["0.5", 2, "1/3", 0] * 20
+    model = RuleListClassifier(0.05).fit(X, y, sample_weight=weights)
+    path = tmp_path / "model.json"
+    model.to_json(path)
+    saved = json.loads(path.read_text())
+    assert saved["result"]["total_weight"] == "170/3"
+    assert saved["model"]["classes"] == ["high", "low", "mid"]
+    loaded = load_model(path)
+    assert loaded.result_.total_weight == model.result_.total_weight == Fraction(170, 3)
+    assert loaded.result_.mistakes == model.result_.mistakes
+    assert loaded.objective_ == model.objective_
+    assert np.array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    assert loaded.predict_proba(X).shape == (80, 3)
+    saved["result"]["total_weight"] = "57/1"
+    body = {key: value for key, value in saved.items() if key != "sha256"}
+    saved["sha256"] = hashlib.sha256(json.dumps(body, sort_keys=True,
+                                                separators=(",", ":")).encode()).hexdigest()
+    path.write_text(json.dumps(saved))
+    with pytest.raises(ValueError, match="result.total_weight is 57/1, but the rule list's "
+                                         "class weights give 170/3"):
+        load_model(path)
+
+
 @pytest.mark.parametrize("edit, message", [
     (lambda b: b.update(kind=[]), "unknown model kind"),
     (lambda b: b["result"].update(objective="1/0"), 'result.objective must be an exact number'),
@@ -279,18 +306,26 @@ RULE_LIST_FORGERIES = [
      "model.rules[1].prediction 'maybe' is not one of the classes ['no', 'yes']"),
     (lambda b: b["model"].update(default=None), "model.default None is not one of the classes"),
     (lambda b: b["model"].update(classes=["no", "no"]),
-     "model.classes must be two distinct strings or numbers"),
-    (lambda b: b["model"].update(classes=["no", "yes", "maybe"]), "model.classes must be two"),
-    (lambda b: b["model"].update(classes=["no"]), "model.classes must be two"),
-    (lambda b: b["model"].update(classes=["no", 1]), "model.classes must be two"),
-    (lambda b: b["model"].update(classes=None), "model.classes must be two"),
+     "model.classes must be two or more distinct strings or numbers"),
+    (lambda b: b["model"].update(classes=["no", "yes", "maybe"]),
+     "model.rules[0].class_counts: class counts must be a list of 3 numbers, one per class"),
+    (lambda b: b["model"].update(classes=["no"]), "model.classes must be two or more"),
+    (lambda b: b["model"].update(classes=["no", 1]), "model.classes must be two or more"),
+    (lambda b: b["model"].update(classes=None), "model.classes must be two or more"),
     (lambda b: b["model"].update(classes=["yes", "no"], default=True),
      "model.default True is not one of the classes"),
     # class counts and the figures they give
     (lambda b: _rule(b).update(class_counts=[16, -1]),
-     "model.rules[0].class_counts: class counts must be two non-negative integers"),
-    (lambda b: _rule(b).update(class_counts=[True, 0]), "class counts must be two"),
-    (lambda b: _rule(b).update(class_counts=[16]), "class counts must be two"),
+     "model.rules[0].class_counts[1] must be a non-negative integer or an exact weight"),
+    (lambda b: _rule(b).update(class_counts=[True, 0]),
+     "model.rules[0].class_counts[0] must be a non-negative integer"),
+    (lambda b: _rule(b).update(class_counts=["1/0", 0]),
+     "model.rules[0].class_counts[0] must be an exact number"),
+    (lambda b: _rule(b).update(class_counts=[16]), "class counts must be a list of 2 numbers"),
+    (lambda b: _rule(b).update(class_counts=["31/2", "1/2"]),
+     "model class counts are weights, but result.total_weight is null"),
+    (lambda b: b["result"].update(total_weight="7/2"),
+     "result.total_weight is 7/2, but the rule list's class weights give 80/1"),
     (lambda b: _rule(b).update(class_counts=None),
      "model: class counts must be given for every rule and the default, or for none"),
     (lambda b: [rule.update(class_counts=None) for rule in b["model"]["rules"]] and
@@ -299,7 +334,7 @@ RULE_LIST_FORGERIES = [
      "result.n_samples is 80, but the rule list's class counts give 79"),
     (lambda b: _rule(b).update(class_counts=[0, 16]),
      "result.mistakes is 1, but the rule list's class counts give 17"),
-    (lambda b: b["result"].update(mistakes=True), "result.mistakes must be an integer >= 0"),
+    (lambda b: b["result"].update(mistakes=True), "result.mistakes is True, but"),
     (lambda b: b["result"].update(n_samples=0), "result.n_samples must be an integer >= 1"),
     # exact fractions and status
     (lambda b: b["result"].update({"lambda": "1/0"}),

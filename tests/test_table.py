@@ -441,7 +441,7 @@ def test_mining_order():
     bits = dataset.antecedent_bits()
     assert bits[dataset.antecedent_names.index("a:y,c:u")].tolist() == [False, True, False, False]
     assert not bits[dataset.antecedent_names.index("a:x,b:>1.5")].any()  # support 0 = s*N kept
-    assert dataset.label_bits().tolist() == [True, False, True, False]
+    assert dataset.labels.tolist() == [1, 0, 1, 0]
 
 
 def test_classes_and_target_are_passed_through():

@@ -27,14 +27,17 @@ LAMBDAS = [Fraction(1, 20), Fraction(1, 10), Fraction(1, 6), Fraction(1, 4), Fra
 
 @st.composite
 def degenerate_rule_list_instances(draw):
-    """Small instances with the degenerate cases of the issue mixed in."""
+    """Small instances of 2-4 classes, unweighted or with exact weights (zero included), with
+    the degenerate cases of the issue mixed in."""
     n_antecedents = draw(st.integers(1, 6))
     n_samples = draw(st.integers(1, 30))
     lam = draw(st.sampled_from(LAMBDAS + (TINY_LAMBDAS if n_antecedents <= 5 else [])))
     bits = np.array(draw(st.lists(st.lists(st.booleans(), min_size=n_samples,
                                            max_size=n_samples),
                                   min_size=n_antecedents, max_size=n_antecedents)), dtype=bool)
-    labels = np.array(draw(st.lists(st.booleans(), min_size=n_samples, max_size=n_samples)))
+    n_classes = draw(st.sampled_from([2, 2, 3, 4]))
+    labels = np.array(draw(st.lists(st.integers(0, n_classes - 1), min_size=n_samples,
+                                    max_size=n_samples)))
     case = draw(st.sampled_from(["random", "duplicate antecedent", "constant labels",
                                  "conflicting rows"]))
     if case == "duplicate antecedent" and n_antecedents > 1:
@@ -43,9 +46,16 @@ def degenerate_rule_list_instances(draw):
         labels[:] = labels[0]
     elif case == "conflicting rows" and n_samples > 1:
         bits[:, 1::2] = bits[:, 0:-1:2]
-        labels[1::2] = ~labels[0:-1:2]
+        labels[1::2] = (labels[0:-1:2] + 1) % n_classes
+    weights = None
+    if draw(st.booleans()):
+        weights = draw(st.lists(st.sampled_from([0, 1, 2, 3, "0.5", "1/3", "2.25"]),
+                                min_size=n_samples, max_size=n_samples))
+        weights[0] = weights[0] or 1                    # a positive total
     names = [f"a{m}" for m in range(n_antecedents)]
-    return BinaryDataset.from_bits(names, bits, labels, classes=("neg", "pos")), lam
+    classes = ("neg", "pos") if n_classes == 2 else tuple(f"c{c}" for c in range(n_classes))
+    return BinaryDataset.from_bits(names, bits, labels, classes=classes,
+                                   sample_weight=weights), lam
 
 
 @given(degenerate_rule_list_instances())

@@ -58,7 +58,7 @@ def integer_weights(values, where="sample_weight", position="sample"):
     scaled = [w.numerator * (denominator // w.denominator) for w in exact]
     divisor = reduce(math.gcd, scaled, 0)
     if divisor == 0:
-        raise ValueError(f"{where}: the weights sum to 0; at least one {position} needs a "
+        raise ValueError(f"{where}: all weights are zero; at least one {position} needs a "
                          "positive weight.")
     counts = [k // divisor for k in scaled]
     if sum(counts) > MAX_TOTAL_WEIGHT:

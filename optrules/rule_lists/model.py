@@ -428,10 +428,10 @@ class RuleListResult:
         certificate = ("certified optimal" if self.status == "optimal" else
                        f"not certified ({STOP_STATUSES[self.status]}), gap "
                        f"{float(self.gap):.6f}")
-        out_of = self.n_samples if self.total_weight is None else \
-            f"{self.total_weight} weighted"
+        mistakes = f"{self.mistakes}/{self.n_samples} mistakes" if self.total_weight is None \
+            else f"mistaken weight {self.mistakes} of {self.total_weight}"
         return (f"{certificate}: objective {fraction_text(self.objective)} "
-                f"({float(self.objective):.6f}), {self.mistakes}/{out_of} mistakes, "
+                f"({float(self.objective):.6f}), {mistakes}, "
                 f"{len(self.rule_list)} rules, lambda {fraction_text(self.lam)}, lower bound "
                 f"{float(self.lower_bound):.6f}, {self.nodes_expanded} nodes, "
                 f"{self.seconds:.2f} s")
