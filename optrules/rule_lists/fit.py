@@ -32,10 +32,12 @@ BOUNDS = {
     "hierarchical": "Thm 1: prune a prefix whose lower bound reaches the best objective",
     "lookahead": "Lemma 2 / Thm 6: do not extend when lower bound + λ reaches it",
     "prefix_length": "Thm 4: an optimal list has fewer than R^c/λ rules",
-    "minimum_support": "Thm 10: every rule captures more than λN samples",
-    "accurate_support": "Thm 11: every rule classifies more than λN samples correctly",
-    "maximum_support": "Thm 12: every rule leaves more than λN samples uncaptured",
-    "equivalent_points": "Thm 22: add the minority count of uncaptured equivalent points",
+    "minimum_support": "Thm 10: every rule captures more than λN samples (weight λW)",
+    "accurate_support": "Thm 11: every rule classifies more than λN samples (weight λW) "
+                        "correctly",
+    "maximum_support": "Thm 12: every rule leaves more than λN samples (weight λW) uncaptured",
+    "equivalent_points": "Thm 22: add the weight outside the largest class of uncaptured "
+                         "equivalent points",
 }
 
 
