@@ -141,10 +141,17 @@ def test_minority_bits_count_minorities_of_identical_rows(n_antecedents, n_sampl
 
 def test_unsound_minority_file_is_rejected():
     data = BinaryDataset.from_bits(["a"], [[1, 1, 0, 0]], [1, 0, 0, 0])
-    with pytest.raises(ValueError, match="marks 2 samples in the equivalence class of sample 1"):
+    with pytest.raises(ValueError, match="mark 2 samples in the equivalence class of sample 1"):
         fit_rule_list(data.with_minority([1, 1, 0, 0]), "0.1")
     weaker = fit_rule_list(data.with_minority([0, 0, 0, 0]), "0.1")  # sound, just weaker
     assert weaker.objective == fit_rule_list(data, "0.1").objective
+    # Sound by count (one minority sample of two) but not by weight: sample 1 weighs 5/2 and
+    # is then the majority, so marking it claims 5/2 mistakes where only 1/3 is certain.
+    marked = data.with_minority([1, 0, 0, 0])
+    fit_rule_list(marked, "0.1")
+    with pytest.raises(ValueError, match="mark 5/2 of weight in the equivalence class of "
+                                         "sample 1, which has only 1/3 outside"):
+        fit_rule_list(marked, "0.1", sample_weight=["5/2", "1/3", 1, 1])
 
 
 @given(st.lists(st.booleans(), max_size=300))

@@ -332,8 +332,12 @@ RULE_LIST_FORGERIES = [
      b["model"].update(default_counts=None), "model.default_counts is null"),
     (lambda b: _rule(b).update(class_counts=[15, 0]),
      "result.n_samples is 80, but the rule list's class counts give 79"),
+    (lambda b: b["result"].update(mistakes=2),
+     "result.mistakes is 2, but the rule list's class counts give 1"),
     (lambda b: _rule(b).update(class_counts=[0, 16]),
-     "result.mistakes is 1, but the rule list's class counts give 17"),
+     "model.rules[0].prediction is 'no', but its class counts make 'yes' the majority class"),
+    (lambda b: _rule(b).update(class_counts=[8, 8]),        # a tie goes to the last class
+     "model.rules[0].prediction is 'no', but its class counts make 'yes' the majority class"),
     (lambda b: b["result"].update(mistakes=True), "result.mistakes is True, but"),
     (lambda b: b["result"].update(n_samples=0), "result.n_samples must be an integer >= 1"),
     # exact fractions and status

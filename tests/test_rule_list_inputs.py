@@ -8,13 +8,16 @@ import io
 import json
 import re
 import shutil
+import time
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from optrules import RuleListClassifier, load_model
 from optrules.cli import main
+from optrules.data.binary_dataset import BinaryDataset
 from optrules.data.corels_files import save_corels
 from optrules.data.table import read_csv
 
@@ -492,3 +495,43 @@ def test_an_output_file_may_not_be_the_weights_file(data, capsys):
     assert error == (f"--save-model: {weights} is also --sample-weights; writing it would "
                      "destroy that file. Give another file name.")
     assert weights.read_text() == before
+
+
+# --- found by review: weights and labels in Python -----------------------------------------
+
+def test_float32_weights_are_read_as_their_shortest_decimal():
+    from optrules.data.weights import integer_weights
+    counts, unit = integer_weights(np.array([0.5, 0.1], dtype=np.float32))
+    assert counts.tolist() == [5, 1] and unit == Fraction(1, 10)
+
+
+@pytest.mark.parametrize("weights", [[1, "1e9999"], [1, "1e-9999"], [10 ** 16, 1],
+                                     [f"1/{n}" for n in range(1, 20001)]])
+def test_weights_beyond_2_to_the_53_units_are_refused_quickly_and_clearly(weights):
+    from optrules.data.weights import integer_weights
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=r"^sample_weight: the weights are too large or have "
+                                         r"too many decimal places.*2\*\*53; round them\.$"):
+        integer_weights(weights)
+    assert time.perf_counter() - start < 5
+
+
+@pytest.mark.parametrize("labels, classes, message", [
+    ([0, 1.0, 1], None, "sample 2 has label 1.0"),
+    ([0, 1, 2 ** 70], None, "sample 3 has label 1180591620717411303424"),
+    ([0, 1, 10 ** 6], None, "sample 3 has label 1000000, more than there are samples"),
+    ([0, 1, 1], (float("nan"), 1.0), "classes must be two or more distinct values"),
+    ([0, 1, 1], (None, 1), "classes must be two or more distinct values"),
+    ([0, 1, 1], ("a", 1), "all strings or all finite numbers"),
+])
+def test_bad_labels_and_classes_name_the_problem(labels, classes, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        BinaryDataset.from_bits(["a"], [[1, 0, 1]], labels, classes=classes)
+
+
+def test_numpy_classes_become_values_a_model_file_holds(tmp_path):
+    data = BinaryDataset.from_bits(["a"], [[1, 0, 1, 0]], [1, 0, 1, 0],
+                                   classes=np.unique(np.array([3, 4])))
+    assert data.classes == (3, 4) and type(data.classes[0]) is int
+    model = RuleListClassifier(0.1).fit_antecedents(data)
+    model.to_json(tmp_path / "m.json")

@@ -9,6 +9,7 @@ conjunction they are), so a model learned on them can be applied to new raw rows
 read from CORELS files are opaque names.
 """
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -109,10 +110,13 @@ class BinaryDataset:
                 f"{n_samples} labels were given; expected ({len(names)}, {n_samples}).")
         _check_names(names)
         if classes is None:
+            if labels.max() >= max(2, n_samples):
+                n = int(labels.argmax())
+                raise ValueError(f"sample {n + 1} has label {int(labels[n])}, more than there "
+                                 "are samples; pass classes=(...) to name the classes (labels "
+                                 "are indices into it).")
             classes = tuple(str(c) for c in range(max(2, int(labels.max()) + 1)))
-        classes = tuple(classes)
-        if len(classes) < 2 or len(set(classes)) != len(classes):
-            raise ValueError(f"classes must be two or more distinct values; got {classes}.")
+        classes = _checked_classes(classes)
         if labels.max() >= len(classes):
             n = int(np.flatnonzero(labels >= len(classes))[0])
             raise ValueError(f"sample {n + 1} has label {int(labels[n])}, but there are only "
@@ -231,17 +235,35 @@ class BinaryDataset:
 
 def _class_indices(labels):
     """Labels as int64 class indices (N,), N >= 1; ValueError naming the first bad sample."""
-    raw = np.asarray(labels)
+    # A list keeps each label's own type (numpy would make [0, 1.0, 1] all floats and blame
+    # the first sample).
+    raw = np.asarray(labels, dtype=object) if isinstance(labels, (list, tuple)) \
+        else np.asarray(labels)
     if raw.ndim != 1 or raw.size == 0:
         raise ValueError(f"labels must be a non-empty 1-D array; got shape {raw.shape}.")
     if raw.dtype == bool:
         return raw.astype(np.int64)
-    values = raw.tolist()
+    values = [value.item() if isinstance(value, np.generic) else value for value in raw.tolist()]
+    if all(isinstance(value, bool) for value in values):
+        return np.array(values, dtype=np.int64)
     for n, value in enumerate(values):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 1 << 62:
             raise ValueError(f"sample {n + 1} has label {value!r}; labels are class indices "
                              "0, 1, ..., C-1 (or booleans for two classes).")
     return np.array(values, dtype=np.int64)
+
+
+def _checked_classes(classes):
+    """Two or more distinct class values, each a str, int, float or bool that a model file can
+    hold (numpy scalars become Python values); strings and numbers not mixed."""
+    classes = tuple(c.item() if isinstance(c, np.generic) else c for c in classes)
+    if len(classes) < 2 or len(set(classes)) != len(classes) or \
+            not all(isinstance(c, (str, int, float, bool)) for c in classes) or \
+            any(isinstance(c, float) and not math.isfinite(c) for c in classes) or \
+            len({isinstance(c, str) for c in classes}) != 1:
+        raise ValueError(f"classes must be two or more distinct values, all strings or all "
+                         f"finite numbers or booleans; got {classes}.")
+    return classes
 
 
 def _check_names(names):

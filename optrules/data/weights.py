@@ -23,6 +23,10 @@ __all__ = ["MAX_TOTAL_WEIGHT", "integer_weights", "read_weights"]
 #: Largest total of the integer weights k_n: 2**53, so that every sum of weights is exact in a
 #: float64 too (the fast engines count with float matrix products).
 MAX_TOTAL_WEIGHT = 1 << 53
+#: A common denominator beyond this cannot give a total within MAX_TOTAL_WEIGHT unless the
+#: weights share a huge factor; refusing it early keeps reading fast (no lcm of thousands of
+#: distinct denominators).
+_MAX_DENOMINATOR = 1 << 106
 
 
 def integer_weights(values, where="sample_weight", position="sample"):
@@ -50,11 +54,18 @@ def integer_weights(values, where="sample_weight", position="sample"):
     >>> k.tolist(), unit
     ([1, 3, 1, 0], Fraction(1, 2))
     """
-    values = list(values.tolist() if isinstance(values, np.ndarray) else values)
+    values = list(values)     # numpy scalars stay numpy scalars (float32 read as float32)
     if not values:
         raise ValueError(f"{where}: no weights were given.")
     exact = [_weight(value, where, position, n) for n, value in enumerate(values, start=1)]
-    denominator = reduce(math.lcm, {w.denominator for w in exact}, 1)
+    too_fine = ValueError(
+        f"{where}: the weights are too large or have too many decimal places: in integer "
+        "multiples of one common unit they would total more than 2**53; round them.")
+    denominator = 1
+    for weight in exact:
+        denominator = math.lcm(denominator, weight.denominator)
+        if denominator > _MAX_DENOMINATOR:    # stop before the integers grow without bound
+            raise too_fine
     scaled = [w.numerator * (denominator // w.denominator) for w in exact]
     divisor = reduce(math.gcd, scaled, 0)
     if divisor == 0:
@@ -62,15 +73,16 @@ def integer_weights(values, where="sample_weight", position="sample"):
                          "positive weight.")
     counts = [k // divisor for k in scaled]
     if sum(counts) > MAX_TOTAL_WEIGHT:
-        raise ValueError(f"{where}: the weights need a common unit of "
-                         f"{Fraction(divisor, denominator)}, and the total is then "
-                         f"{sum(counts)} units, more than 2**53; round the weights to fewer "
-                         "decimal places.")
+        raise too_fine
     return np.array(counts, dtype=np.int64), Fraction(divisor, denominator)
 
 
 def _weight(value, where, position, number):
-    if isinstance(value, np.generic):
+    if isinstance(value, np.floating):
+        # str() is a numpy float's shortest decimal in its own precision ('0.1' for
+        # np.float32(0.1)); .item() would widen it to 0.10000000149011612.
+        value = str(value) if np.isfinite(value) else float(value)
+    elif isinstance(value, np.generic):
         value = value.item()
     try:
         if isinstance(value, bool) or not isinstance(value, (int, float, str, Fraction)):

@@ -66,9 +66,11 @@ def check_minority(dataset, minority):
     if too_many.size:
         u = too_many[0]
         first_sample = int(np.flatnonzero(groups == u)[0])
-        what = "samples" if dataset.weights is None else "units of weight"
+        unit = 1 if dataset.weights is None else dataset.weight_unit
+        what = "samples" if dataset.weights is None else "of weight"
         raise ValueError(
-            f"the minority file marks {int(marked[u])} {what} in the equivalence class of "
-            f"sample {first_sample + 1}, which has only {int(allowed[u])} outside its majority "
-            f"class ({too_many.size} classes are over-marked); it does not match these "
-            "antecedents and labels, and would make the equivalent-points bound unsound.")
+            f"the minority bits (.minor file) mark {unit * int(marked[u])} {what} in the "
+            f"equivalence class of sample {first_sample + 1}, which has only "
+            f"{unit * int(allowed[u])} outside its majority class ({too_many.size} classes are "
+            "over-marked); they do not match these antecedents, labels and weights, and would "
+            "make the equivalent-points bound unsound.")

@@ -389,6 +389,12 @@ def _result_from_content(saved, rule_list, lam):
     if counts[-1] is None:           # RuleList.from_dict: counts for every rule or for none
         raise ValueError("model.default_counts is null: the rule list lacks its class counts.")
     predictions = [rule.prediction for rule in rule_list.rules] + [rule_list.default]
+    for k, (c, prediction) in enumerate(zip(counts, predictions)):
+        majority = rule_list.classes[max(i for i, count in enumerate(c) if count == max(c))]
+        if prediction != majority:
+            where = "model.default" if k == len(rule_list) else f"model.rules[{k}].prediction"
+            raise ValueError(f"{where} is {shown(prediction)}, but its class counts make "
+                             f"{shown(majority)} the majority class (ties go to the last).")
     total = sum(sum(c) for c in counts)
     mistakes = sum(sum(c) - c[rule_list.classes.index(prediction)]
                    for c, prediction in zip(counts, predictions))
