@@ -1,7 +1,9 @@
 """optrules.fast: vectorised engines with the same public names and results as
-optrules.reference (packed-bitset popcounts, incremental computation).
+optrules.reference (compressed samples, array operations over all children of a node).
 
-No engine has landed here yet; ``optrules.rule_lists.ENGINES`` lists the available ones.
+``optrules.rule_lists.ENGINES`` lists the available engines.
 """
 
-__all__ = []
+from optrules.fast.corels import corels
+
+__all__ = ["corels"]

@@ -451,7 +451,12 @@ def corels(dataset, lam, config):
     deterministic: among equally good lists, the first one found under the policy's order.
     """
     start = time.perf_counter()
-    search = _BranchAndBound(dataset, lam, config)
+    return search_result(_BranchAndBound(dataset, lam, config), dataset, lam, config, start)
+
+
+def search_result(search, dataset, lam, config, start):
+    """Run a prepared search (Alg. 2) to its end or a limit; its :class:`RuleListResult` on
+    ``dataset``. ``start`` is when the run began (``time.perf_counter()``)."""
     nodes_expanded, stop = search.run(config.max_nodes, config.max_queue, config.budget,
                                       config.progress)
     prefix, predictions, default = search.best_rule_list

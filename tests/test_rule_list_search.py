@@ -191,6 +191,42 @@ class TestReferenceEngine(RuleListSearchTests):
     engine = "reference"
 
 
+class TestFastEngine(RuleListSearchTests):
+    engine = "fast"
+
+
+@given(rule_list_instances(), st.sampled_from(POLICIES), st.sampled_from(SYMMETRY_MAPS),
+       st.sets(st.sampled_from(sorted(BOUNDS)), max_size=3), st.none() | st.integers(1, 20))
+def test_fast_engine_makes_the_reference_engines_search(instance, policy, symmetry_map,
+                                                        disabled, max_nodes):
+    """Compressing samples and vectorising the children change no decision: the same list,
+    bounds, counters and remaining space, also when a node limit stops both."""
+    data, lam = instance
+    options = dict(policy=policy, symmetry_map=symmetry_map, disabled_bounds=disabled,
+                   max_nodes=max_nodes)
+    fast, reference = (fit_rule_list(data, lam, engine=engine, **options)
+                       for engine in ("fast", "reference"))
+    assert fast.rule_list == reference.rule_list
+    assert (fast.objective, fast.lower_bound, fast.status, fast.nodes_expanded,
+            fast.remaining_search_space, fast.statistics, fast.mistakes) == \
+        (reference.objective, reference.lower_bound, reference.status,
+         reference.nodes_expanded, reference.remaining_search_space, reference.statistics,
+         reference.mistakes)
+
+
+def test_compressed_samples_keep_every_count():
+    from optrules.fast.corels import compressed
+    data = BinaryDataset.from_bits(["a", "b"], [[1, 1, 0, 0, 1], [0, 0, 1, 1, 0]],
+                                   [1, 1, 0, 2, 0], classes=("x", "y", "z"),
+                                   sample_weight=[1, 2, 3, 4, "1/2"])
+    data = data.with_minority(minority_bits(data))
+    merged = compressed(data)
+    assert merged.n_samples == 4                  # samples 1 and 2 merge (same vector, class)
+    assert merged.weights.tolist() == [6, 6, 8, 1]   # in units of 1/2, not reduced
+    assert merged.total_weight == data.total_weight
+    assert merged.labels.tolist() == [1, 0, 2, 0]
+
+
 @given(rule_list_instances(), st.integers(1, 30), st.sampled_from(POLICIES),
        st.sampled_from(SYMMETRY_MAPS))
 def test_reference_certificate_figures_equal_a_direct_count_of_the_queue(

@@ -24,7 +24,7 @@ __all__ = ["fit_rule_list", "unsearched_result", "SearchConfig", "ProgressLog", 
            "SYMMETRY_MAPS", "BOUNDS", "PARAMETER_CONSTRAINTS"]
 
 #: Engine name -> module path of its ``corels`` function (imported on first use).
-ENGINES = {"reference": "optrules.reference.corels"}
+ENGINES = {"reference": "optrules.reference.corels", "fast": "optrules.fast.corels"}
 POLICIES = ("lower-bound", "bfs", "dfs", "curiosity", "objective")
 SYMMETRY_MAPS = ("prefix", "captured", "none")
 #: Bounds of Angelino et al. (2018), §3, each of which can be switched off for ablation.
