@@ -73,15 +73,19 @@ class _VectorisedBranchAndBound(_BranchAndBound):
 
     def __init__(self, dataset, lam, config):
         super().__init__(dataset, lam, config)
-        self.matrix = dataset.antecedent_bits().astype(np.float64)          # (M, S)
-        weights = dataset.weights.astype(np.float64)
-        self.class_weights = np.zeros((dataset.n_samples, dataset.n_classes))
-        self.class_weights[np.arange(dataset.n_samples), dataset.labels] = weights   # (S, C)
+        # Array side: the samples grouped by antecedent vector (U groups), each with its weight
+        # per class and its marked weight (the last column): one row of ``table`` per group.
+        vectors, group = np.unique(dataset.antecedent_bits().T, axis=0, return_inverse=True)
+        self.holds = np.ascontiguousarray(vectors.T)                          # (M, U) bool
+        self.matrix = self.holds.astype(np.float64)
+        n_classes = dataset.n_classes
         marked = np.zeros(dataset.n_samples, dtype=bool)
         if self.minority_set:
             marked = bitset.unpack(dataset.minority, dataset.n_samples)
-        self.minority_weights = np.where(marked, weights, 0.0)                        # (S,)
-        self.holds = dataset.antecedent_bits()                                        # (M, S)
+        table = np.zeros((len(vectors), n_classes + 1), dtype=np.int64)
+        np.add.at(table, (group.ravel(), dataset.labels), dataset.weights)
+        np.add.at(table, (group.ravel(), n_classes), np.where(marked, dataset.weights, 0))
+        self.table = table.astype(np.float64)                                 # (U, C + 1)
 
     def _expand(self, node):
         """Alg. 2 body for all children (d_p, s) at once; survivors in antecedent order."""
@@ -92,10 +96,12 @@ class _VectorisedBranchAndBound(_BranchAndBound):
         not_captured = self.everything                      # u <- ¬cap(x, d_p), as in Alg. 2
         for antecedent in prefix:
             not_captured &= ~self.antecedents[antecedent]
-        left = self.class_weights * uncaptured[:, np.newaxis]
-        left_weights = left.sum(axis=0).astype(np.int64)                   # (C,)
+        left = self.table * uncaptured[:, np.newaxis]
+        left_weights = left[:, :-1].sum(axis=0).astype(np.int64)           # (C,)
         left_total = int(left_weights.sum())
-        captured = (self.matrix @ left).astype(np.int64)                   # (M, C)
+        # one product: every candidate's captured weight per class, and its marked weight
+        captured_all = (self.matrix @ left).astype(np.int64)               # (M, C + 1)
+        captured, captured_minority = captured_all[:, :-1], captured_all[:, -1]
         n_captured = captured.sum(axis=1)
         largest = captured.max(axis=1)
         n_classes = captured.shape[1]
@@ -104,7 +110,6 @@ class _VectorisedBranchAndBound(_BranchAndBound):
         rule_mistakes = n_captured - largest
         remaining = left_weights - captured
         default_mistakes = remaining.sum(axis=1) - remaining.max(axis=1)
-        captured_minority = (self.matrix @ (self.minority_weights * uncaptured)).astype(np.int64)
         lower_bound = node.lower_bound + penalty + mistake * rule_mistakes
         minority_bound = node.minority_bound - mistake * captured_minority
         objective = lower_bound + mistake * default_mistakes
@@ -121,9 +126,17 @@ class _VectorisedBranchAndBound(_BranchAndBound):
             if name in bounds or (name == "lower_bound" and "hierarchical" in bounds):
                 failed[name] = alive & fails
                 alive &= ~fails
-        survivors = np.flatnonzero(alive)
-        last = len(n_captured) - 1            # the last candidate evaluated
-        for s in survivors.tolist():
+        # A child whose list is no better than R^c and that an extension test stops would only
+        # be counted by the reference engine; R^c can only fall, so deciding this with R^c at
+        # the start of the expansion is exact. The others go through the reference code.
+        bound = lower_bound + minority_bound
+        best = self.best_objective
+        stopped = np.zeros(len(bound), dtype=bool)
+        for mask in self._extension_masks(bound, node.depth + 1, best).values():
+            stopped |= mask
+        counted_only = alive & stopped & (objective >= best)
+        segment_start, last = 0, len(n_captured) - 1    # last: the last candidate evaluated
+        for s in np.flatnonzero(alive & ~counted_only).tolist():
             b, b0 = int(lower_bound[s]), int(minority_bound[s])
             if "hierarchical" in bounds and b + b0 >= self.best_objective:
                 self.statistics["pruned_lower_bound"] += 1    # R^c fell during this expansion
@@ -131,9 +144,13 @@ class _VectorisedBranchAndBound(_BranchAndBound):
             child = _Node(s, node, b, b0, int(objective[s]), int(prediction[s]),
                           node.n_captured + int(n_captured[s]))
             self._insert(node, child, not_captured & self.antecedents[s], not_captured)
+            if self.best_objective != best:   # children before s saw the old R^c
+                self._count(counted_only, segment_start, s, best, bound, node.depth + 1)
+                segment_start, best = s + 1, self.best_objective
             if node.deleted:                  # a new incumbent's garbage collection removed it
                 last = s
                 break
+        self._count(counted_only, segment_start, last + 1, best, bound, node.depth + 1)
         evaluated = candidate & (np.arange(len(n_captured)) <= last)
         self.statistics["lower_bound_evaluations"] += int(evaluated.sum())
         for name, fails in failed.items():
@@ -141,6 +158,38 @@ class _VectorisedBranchAndBound(_BranchAndBound):
         node.expanded = True
         if not node.children:
             self._prune_upwards(node)
+
+
+    def _extension_masks(self, bound, depth, best):
+        """For children of length ``depth`` with b + b_0 = ``bound`` (an array): the children
+        each extension test stops first, in the reference engine's order (lookahead, Thm 1,
+        prefix length), at R^c = ``best``."""
+        penalty = self.rule_penalty
+        tests = (("lookahead", "lookahead", bound + penalty >= best),
+                 ("lower_bound", "hierarchical", bound >= best),
+                 ("prefix_length", "prefix_length",
+                  np.full(len(bound), penalty * (depth + 1) >= best)))
+        masks, left = {}, np.ones(len(bound), dtype=bool)
+        for reason, switch, fires in tests:
+            if switch in self.bounds:
+                masks[reason] = left & fires
+                left &= ~fires
+        return masks
+
+    def _count(self, counted_only, start, stop, best, bound, depth):
+        """Count the counted-only children with index in [start, stop) as the reference engine
+        does when R^c = ``best``: Thm 1 first, then the first extension test that stops them."""
+        segment = counted_only.copy()
+        segment[:start] = False
+        segment[stop:] = False
+        if not segment.any():
+            return
+        if "hierarchical" in self.bounds:
+            pruned = segment & (bound >= best)
+            self.statistics["pruned_lower_bound"] += int(pruned.sum())
+            segment &= ~pruned
+        for reason, mask in self._extension_masks(bound, depth, best).items():
+            self.statistics["not_extended_" + reason] += int((mask & segment).sum())
 
 
 def corels(dataset, lam, config):

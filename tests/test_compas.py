@@ -4,6 +4,7 @@ The optima are those of ../shared/data/compas/README.md (found by the C++ CORELS
 exactly there); every returned list is also re-scored here independently.
 """
 
+import functools
 from fractions import Fraction
 
 import numpy as np
@@ -81,10 +82,20 @@ def test_empty_rule_list_objective(compas):
     assert result.mistakes == 2906 and result.objective == Fraction(2906, 6489)
 
 
-@pytest.mark.parametrize("lam", ["0.015", pytest.param("0.01", marks=pytest.mark.slow)])
-def test_reference_engine_certifies_the_published_optimum(compas, lam):
+@functools.lru_cache(maxsize=None)
+def search(compas, lam, engine):
+    """One search per (λ, engine) for the whole module (λ = 0.01 takes a minute)."""
+    return fit_rule_list(compas, lam, engine=engine)
+
+
+LAMBDAS = ["0.015", pytest.param("0.01", marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("engine", ["reference", "fast"])
+@pytest.mark.parametrize("lam", LAMBDAS)
+def test_engine_certifies_the_published_optimum(compas, lam, engine):
     objective, mistakes, n_rules = OPTIMA[lam]
-    result = fit_rule_list(compas, lam, engine="reference")
+    result = search(compas, lam, engine)
     assert result.status == "optimal"
     assert (result.objective, result.mistakes, len(result.rule_list)) == (objective, mistakes,
                                                                           n_rules)
@@ -92,6 +103,14 @@ def test_reference_engine_certifies_the_published_optimum(compas, lam):
     check = rescore_rule_list(RuleListInstance.from_dataset(compas, lam), result.rule_list,
                               compas.classes)
     assert check.mistakes == mistakes and check.non_majority_labels == ()
+
+
+@pytest.mark.parametrize("lam", LAMBDAS)
+def test_fast_engine_makes_the_reference_engines_search_on_compas(compas, lam):
+    fast, reference = search(compas, lam, "fast"), search(compas, lam, "reference")
+    assert fast.rule_list == reference.rule_list
+    assert (fast.nodes_expanded, fast.statistics) == (reference.nodes_expanded,
+                                                      reference.statistics)
 
 
 def test_mined_data_without_minor_file_gives_the_same_optimum(mined):
