@@ -1,56 +1,98 @@
-"""Benchmark: reference CORELS on COMPAS (the CORELS files in ../shared/data/compas).
+"""Benchmark: CORELS on COMPAS (the CORELS files in ../shared/data/compas), optrules engines
+and, when given, a locally built C++ CORELS binary, back to back in one run.
 
-Run by hand:  python benchmarks/corels_compas.py [--lams 0.015 0.01] [--maps prefix captured]
-Each configuration runs in a fresh process so peak memory (max RSS) is per run.
-Prints seconds, nodes expanded, lower-bound evaluations, peak queue, map size and max RSS.
+Run by hand:
+    python benchmarks/corels_compas.py [--lams 0.015 0.01 0.005] [--engines fast reference]
+                                       [--maps prefix captured] [--cpp PATH/TO/corels]
+Each run is a fresh process, so its wall time and peak memory (max RSS of the child) are its
+own. Prints wall seconds, peak RSS, expansions, child evaluations, peak queue and map size, and,
+with --cpp, each optrules run's wall time as a ratio of the C++ run's at the same λ (C++ in its
+fastest configuration: -c 2 -p 2, lower-bound queue with the captured-vector map). The machines
+are shared, so compare ratios within one run, never absolute times across runs.
 """
 
 import argparse
 import json
-import resource
+import os
+import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 COMPAS = Path(__file__).resolve().parents[2] / "shared" / "data" / "compas"
+FILES = [COMPAS / f"compas_train.{kind}" for kind in ("out", "label", "minor")]
 
 
 def run_one(lam, symmetry_map, engine):
+    """Child process: one search, its figures as one JSON line."""
     from optrules.data.corels_files import load_corels
     from optrules.rule_lists.fit import fit_rule_list
-    data = load_corels(COMPAS / "compas_train.out", COMPAS / "compas_train.label",
-                       COMPAS / "compas_train.minor")
-    result = fit_rule_list(data, lam, engine=engine, symmetry_map=symmetry_map)
+    result = fit_rule_list(load_corels(*FILES), lam, engine=engine, symmetry_map=symmetry_map,
+                           max_memory=None)
     stats = result.statistics
-    print(json.dumps({"lam": lam, "map": symmetry_map, "engine": engine,
-                      "status": result.status, "objective": str(result.objective),
-                      "seconds": round(result.seconds, 2), "nodes": result.nodes_expanded,
+    print(json.dumps({"status": result.status, "objective": str(result.objective),
+                      "nodes": result.nodes_expanded,
                       "evaluations": stats["lower_bound_evaluations"],
-                      "max_queue": stats["max_queue_size"], "map_size": stats["symmetry_map_size"],
-                      "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024}))
+                      "max_queue": stats["max_queue_size"],
+                      "map_size": stats["symmetry_map_size"]}))
+
+
+def timed(command, cwd=None):
+    """(wall seconds, peak RSS in MB, stdout) of one child process (os.wait4 gives the child's
+    own resource usage)."""
+    start = time.perf_counter()
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             text=True, cwd=cwd)
+    out = child.stdout.read()
+    _, status, usage = os.wait4(child.pid, 0)
+    seconds = time.perf_counter() - start
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode:
+        raise SystemExit(f"{command[0]} failed with exit code {child.returncode}")
+    return seconds, usage.ru_maxrss // 1024, out
+
+
+def run_cpp(binary, lam):
+    """The C++ implementation at ``lam`` (-c 2 -p 2): wall seconds, peak MB, objective text."""
+    # It writes its log to ../logs relative to where it runs: run it in its own folder.
+    seconds, peak, out = timed([str(binary.resolve()), "-r", lam, "-c", "2", "-p", "2", "-n",
+                                "100000000", *map(str, FILES)], cwd=binary.resolve().parent)
+    found = re.search(r"final min_objective: ([0-9.]+)", out) or \
+        re.search(r"min_objective: ([0-9.]+)", out)
+    return seconds, peak, found.group(1) if found else "?"
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lams", nargs="+", default=["0.015", "0.01"])
-    parser.add_argument("--maps", nargs="+", default=["prefix", "captured"])
-    parser.add_argument("--engine", default="reference")
-    parser.add_argument("--one", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--maps", nargs="+", default=["prefix"])
+    parser.add_argument("--engines", nargs="+", default=["fast"])
+    parser.add_argument("--cpp", type=Path, help="a C++ CORELS binary (make NGMP=1 corels)")
+    parser.add_argument("--one", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        run_one(args.one[0], args.one[1], args.engine)
+        run_one(*args.one)
         return
-    print(f"{'lambda':>7} {'map':>9} {'status':>8} {'objective':>14} {'seconds':>8} "
-          f"{'nodes':>8} {'evaluations':>12} {'max queue':>10} {'map size':>9} {'RSS MB':>7}")
+    print(f"{'lambda':>7} {'engine':>9} {'map':>9} {'status':>8} {'objective':>14} "
+          f"{'seconds':>8} {'RSS MB':>7} {'nodes':>8} {'evaluations':>12} {'max queue':>10} "
+          f"{'map size':>9} {'/ C++':>6}")
     for lam in args.lams:
-        for symmetry_map in args.maps:
-            line = subprocess.run([sys.executable, __file__, "--one", lam, symmetry_map,
-                                   "--engine", args.engine], capture_output=True, text=True,
-                                  check=True).stdout
-            r = json.loads(line)
-            print(f"{lam:>7} {symmetry_map:>9} {r['status']:>8} {r['objective']:>14} "
-                  f"{r['seconds']:>8} {r['nodes']:>8} {r['evaluations']:>12} "
-                  f"{r['max_queue']:>10} {r['map_size']:>9} {r['max_rss_mb']:>7}")
+        cpp_seconds = None
+        if args.cpp:
+            cpp_seconds, peak, objective = run_cpp(args.cpp, lam)
+            print(f"{lam:>7} {'C++':>9} {'captured':>9} {'':>8} {objective:>14} "
+                  f"{cpp_seconds:>8.2f} {peak:>7}")
+        for engine in args.engines:
+            for symmetry_map in args.maps:
+                seconds, peak, line = timed([sys.executable, __file__, "--one", lam,
+                                             symmetry_map, engine])
+                r = json.loads(line)
+                ratio = f"{seconds / cpp_seconds:6.2f}" if cpp_seconds else ""
+                print(f"{lam:>7} {engine:>9} {symmetry_map:>9} {r['status']:>8} "
+                      f"{r['objective']:>14} {seconds:>8.2f} {peak:>7} {r['nodes']:>8} "
+                      f"{r['evaluations']:>12} {r['max_queue']:>10} {r['map_size']:>9} "
+                      f"{ratio:>6}", flush=True)
 
 
 if __name__ == "__main__":
