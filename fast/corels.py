@@ -130,9 +130,10 @@ class _VectorisedBranchAndBound(_BranchAndBound):
         # be counted by the reference engine; R^c can only fall, so deciding this with R^c at
         # the start of the expansion is exact. The others go through the reference code.
         bound = lower_bound + minority_bound
-        best = self.best_objective
+        best = start_best = self.best_objective
+        start_masks = self._extension_masks(bound, node.depth + 1, best)
         stopped = np.zeros(len(bound), dtype=bool)
-        for mask in self._extension_masks(bound, node.depth + 1, best).values():
+        for mask in start_masks.values():
             stopped |= mask
         counted_only = alive & stopped & (objective >= best)
         segment_start, last = 0, len(n_captured) - 1    # last: the last candidate evaluated
@@ -145,20 +146,23 @@ class _VectorisedBranchAndBound(_BranchAndBound):
                           node.n_captured + int(n_captured[s]))
             self._insert(node, child, not_captured & self.antecedents[s], not_captured)
             if self.best_objective != best:   # children before s saw the old R^c
-                self._count(counted_only, segment_start, s, best, bound, node.depth + 1)
+                self._count(counted_only, segment_start, s, best, bound, node.depth + 1,
+                            start_masks if best == start_best else None)
                 segment_start, best = s + 1, self.best_objective
             if node.deleted:                  # a new incumbent's garbage collection removed it
                 last = s
                 break
-        self._count(counted_only, segment_start, last + 1, best, bound, node.depth + 1)
-        evaluated = candidate & (np.arange(len(n_captured)) <= last)
-        self.statistics["lower_bound_evaluations"] += int(evaluated.sum())
+        self._count(counted_only, segment_start, last + 1, best, bound, node.depth + 1,
+                    start_masks if best == start_best else None)
+        evaluated = candidate
+        if last < len(candidate) - 1:
+            evaluated = candidate & (np.arange(len(candidate)) <= last)
+        self.statistics["lower_bound_evaluations"] += int(np.count_nonzero(evaluated))
         for name, fails in failed.items():
-            self.statistics["pruned_" + name] += int((fails & evaluated).sum())
+            self.statistics["pruned_" + name] += int(np.count_nonzero(fails & evaluated))
         node.expanded = True
         if not node.children:
             self._prune_upwards(node)
-
 
     def _extension_masks(self, bound, depth, best):
         """For children of length ``depth`` with b + b_0 = ``bound`` (an array): the children
@@ -176,20 +180,26 @@ class _VectorisedBranchAndBound(_BranchAndBound):
                 left &= ~fires
         return masks
 
-    def _count(self, counted_only, start, stop, best, bound, depth):
+    def _count(self, counted_only, start, stop, best, bound, depth, start_masks):
         """Count the counted-only children with index in [start, stop) as the reference engine
-        does when R^c = ``best``: Thm 1 first, then the first extension test that stops them."""
-        segment = counted_only.copy()
-        segment[:start] = False
-        segment[stop:] = False
+        does when R^c = ``best``: Thm 1 first, then the first extension test that stops them.
+        ``start_masks``: the extension masks when ``best`` is still the expansion's first R^c
+        (which no counted-only child fails Thm 1 at), else None."""
+        segment = counted_only
+        if start > 0 or stop < len(segment):
+            segment = counted_only.copy()
+            segment[:start] = False
+            segment[stop:] = False
         if not segment.any():
             return
-        if "hierarchical" in self.bounds:
+        if start_masks is None and "hierarchical" in self.bounds:
             pruned = segment & (bound >= best)
-            self.statistics["pruned_lower_bound"] += int(pruned.sum())
-            segment &= ~pruned
-        for reason, mask in self._extension_masks(bound, depth, best).items():
-            self.statistics["not_extended_" + reason] += int((mask & segment).sum())
+            self.statistics["pruned_lower_bound"] += int(np.count_nonzero(pruned))
+            segment = segment & ~pruned
+        masks = start_masks if start_masks is not None else \
+            self._extension_masks(bound, depth, best)
+        for reason, mask in masks.items():
+            self.statistics["not_extended_" + reason] += int(np.count_nonzero(mask & segment))
 
 
 def corels(dataset, lam, config):
