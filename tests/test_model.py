@@ -108,7 +108,8 @@ def test_parse_fraction_errors(bad, error, message):
 
 
 @pytest.mark.parametrize("options, error, message", [
-    ({"engine": "turbo"}, ValueError, r"'engine' parameter of fit_rule_list must be one of \['reference'\]"),
+    ({"engine": "turbo"}, ValueError,
+     r"'engine' parameter of fit_rule_list must be one of \['reference', 'fast'\]"),
     ({"policy": "random"}, ValueError, "'policy' parameter"),
     ({"symmetry_map": 3}, TypeError, "'symmetry_map' parameter"),
     ({"disabled_bounds": ["nonsense"]}, ValueError, "unknown items \\['nonsense'\\]"),
