@@ -22,6 +22,7 @@ Float64 holds the captured weights exactly (the total weight is at most 2**53,
 whose scaled objectives could overflow int64 run on the reference engine unchanged.
 """
 
+import bisect
 import time
 
 import numpy as np
@@ -77,7 +78,11 @@ class _VectorisedBranchAndBound(_BranchAndBound):
         # per class and its marked weight (the last column): one row of ``table`` per group.
         vectors, group = np.unique(dataset.antecedent_bits().T, axis=0, return_inverse=True)
         self.holds = np.ascontiguousarray(vectors.T)                          # (M, U) bool
-        self.matrix = self.holds.astype(np.float64)
+        # float32 sums integers exactly up to 2**24, float64 up to 2**53 (weights.py's cap);
+        # a matrix-vector product per column is several times faster than one small product
+        # of matrices here (OpenBLAS).
+        self.exact_float = np.float32 if self.total_weight < 1 << 24 else np.float64
+        self.matrix = self.holds.astype(self.exact_float)
         n_classes = dataset.n_classes
         marked = np.zeros(dataset.n_samples, dtype=bool)
         if self.minority_set:
@@ -85,23 +90,28 @@ class _VectorisedBranchAndBound(_BranchAndBound):
         table = np.zeros((len(vectors), n_classes + 1), dtype=np.int64)
         np.add.at(table, (group.ravel(), dataset.labels), dataset.weights)
         np.add.at(table, (group.ravel(), n_classes), np.where(marked, dataset.weights, 0))
-        self.table = table.astype(np.float64)                                 # (U, C + 1)
+        self.columns = [np.ascontiguousarray(column, dtype=self.exact_float)
+                        for column in table.T]                                 # C + 1 of (U,)
+        self.sorted_prefix = []          # the prefix being expanded, ascending (map keys)
 
     def _expand(self, node):
         """Alg. 2 body for all children (d_p, s) at once; survivors in antecedent order."""
         bounds, mistake, penalty = self.bounds, self.mistake, self.rule_penalty
         prefix = node.prefix()
+        self.sorted_prefix = sorted(prefix)           # for the children's symmetry keys
         uncaptured = ~self.holds[prefix].any(axis=0) if prefix else \
             np.ones(self.holds.shape[1], dtype=bool)
         not_captured = self.everything                      # u <- ¬cap(x, d_p), as in Alg. 2
         for antecedent in prefix:
             not_captured &= ~self.antecedents[antecedent]
-        left = self.table * uncaptured[:, np.newaxis]
-        left_weights = left[:, :-1].sum(axis=0).astype(np.int64)           # (C,)
-        left_total = int(left_weights.sum())
-        # one product: every candidate's captured weight per class, and its marked weight
-        captured_all = (self.matrix @ left).astype(np.int64)               # (M, C + 1)
+        left = [column * uncaptured for column in self.columns]
+        # every candidate's captured weight per class, and its marked weight (exact integers)
+        captured_all = np.stack([self.matrix @ column for column in left], axis=1)
+        captured_all = captured_all.astype(np.int64)                        # (M, C + 1)
         captured, captured_minority = captured_all[:, :-1], captured_all[:, -1]
+        left_weights = np.array([column.sum(dtype=np.float64) for column in left[:-1]],
+                                dtype=np.int64)                             # (C,)
+        left_total = int(left_weights.sum())
         n_captured = captured.sum(axis=1)
         largest = captured.max(axis=1)
         n_classes = captured.shape[1]
@@ -137,13 +147,15 @@ class _VectorisedBranchAndBound(_BranchAndBound):
             stopped |= mask
         counted_only = alive & stopped & (objective >= best)
         segment_start, last = 0, len(n_captured) - 1    # last: the last candidate evaluated
-        for s in np.flatnonzero(alive & ~counted_only).tolist():
-            b, b0 = int(lower_bound[s]), int(minority_bound[s])
+        chosen = np.flatnonzero(alive & ~counted_only)
+        for s, b, b0, value, predicted, weight in zip(
+                chosen.tolist(), lower_bound[chosen].tolist(), minority_bound[chosen].tolist(),
+                objective[chosen].tolist(), prediction[chosen].tolist(),
+                n_captured[chosen].tolist()):
             if "hierarchical" in bounds and b + b0 >= self.best_objective:
                 self.statistics["pruned_lower_bound"] += 1    # R^c fell during this expansion
                 continue
-            child = _Node(s, node, b, b0, int(objective[s]), int(prediction[s]),
-                          node.n_captured + int(n_captured[s]))
+            child = _Node(s, node, b, b0, value, predicted, node.n_captured + weight)
             self._insert(node, child, not_captured & self.antecedents[s], not_captured)
             if self.best_objective != best:   # children before s saw the old R^c
                 self._count(counted_only, segment_start, s, best, bound, node.depth + 1,
@@ -163,6 +175,14 @@ class _VectorisedBranchAndBound(_BranchAndBound):
         node.expanded = True
         if not node.children:
             self._prune_upwards(node)
+
+    def _symmetry_key(self, child, remaining):
+        """As the reference engine's, with the expanded prefix sorted once per expansion."""
+        if self.config.symmetry_map == "prefix":
+            key = self.sorted_prefix.copy()
+            bisect.insort(key, child.antecedent)
+            return tuple(key)
+        return remaining
 
     def _extension_masks(self, bound, depth, best):
         """For children of length ``depth`` with b + b_0 = ``bound`` (an array): the children

@@ -287,13 +287,9 @@ class _BranchAndBound:
         Returns False if an equivalent prefix with a lower bound at most the child's is known;
         otherwise records the child (deleting a worse equivalent prefix's subtree).
         """
-        kind = self.config.symmetry_map
-        if kind == "none":
+        if self.config.symmetry_map == "none":
             return True
-        if kind == "prefix":   # Cor. 18: key = the prefix's antecedents in canonical order
-            key = tuple(sorted(child.parent.prefix() + [child.antecedent]))
-        else:                  # Thm 17: key = the set of samples the prefix captures
-            key = remaining
+        key = self._symmetry_key(child, remaining)
         known = self.symmetry_map.get(key)
         if known is not None:
             if known.lower_bound <= child.lower_bound:
@@ -302,6 +298,13 @@ class _BranchAndBound:
         self.symmetry_map[key] = child
         child.map_key = key
         return True
+
+    def _symmetry_key(self, child, remaining):
+        """The child's key in the symmetry map: its antecedents in canonical (ascending) order
+        (Cor. 18), or the set of samples it leaves uncaptured (Thm 17)."""
+        if self.config.symmetry_map == "prefix":
+            return tuple(sorted(child.parent.prefix() + [child.antecedent]))
+        return remaining
 
     def _update_incumbent(self, child, remaining):
         """R^c <- R(d); then garbage-collect the trie (§5)."""

@@ -214,6 +214,17 @@ def test_fast_engine_makes_the_reference_engines_search(instance, policy, symmet
          reference.mistakes)
 
 
+@given(rule_list_instances(weighted=False), st.sampled_from([1 << 22, 1 << 47]))
+def test_fast_engine_with_large_weights(instance, base):
+    """Totals above 2**24 need float64 sums, and above about 2**58/q the int64 arrays could
+    overflow (the fast engine then runs the reference search): the same answers either way."""
+    data, lam = instance
+    data = data.with_weights([base + n for n in range(data.n_samples)])
+    fast, reference = (fit_rule_list(data, lam, engine=engine) for engine in ("fast", "reference"))
+    assert (fast.rule_list, fast.objective, fast.statistics) == \
+        (reference.rule_list, reference.objective, reference.statistics)
+
+
 def test_compressed_samples_keep_every_count():
     from optrules.fast.corels import compressed
     data = BinaryDataset.from_bits(["a", "b"], [[1, 1, 0, 0, 1], [0, 0, 1, 1, 0]],
