@@ -41,8 +41,7 @@ def compressed(dataset):
     """``dataset`` with samples of equal antecedent vector, class and minority mark merged into
     one sample weighing their total (integer weights, not reduced by their gcd), in order of
     first occurrence; the antecedents, classes and conditions are unchanged."""
-    weights = np.ones(dataset.n_samples, dtype=np.int64) if dataset.weights is None \
-        else dataset.weights
+    weights = dataset.unit_weights()
     bits = dataset.antecedent_bits()
     marked = np.zeros(dataset.n_samples, dtype=bool) if dataset.minority is None \
         else bitset.unpack(dataset.minority, dataset.n_samples)

@@ -166,6 +166,13 @@ class BinaryDataset:
             return Fraction(self.n_samples)
         return self.weight_unit * int(self.weights.sum())
 
+    def unit_weights(self):
+        """The integer weight of every sample in units of ``weight_unit`` (int64, (N,)); ones
+        when unweighted."""
+        if self.weights is None:
+            return np.ones(self.n_samples, dtype=np.int64)
+        return self.weights
+
     def sample_weight(self):
         """Exact weight of every sample (a tuple of Fractions), or None when unweighted."""
         if self.weights is None:

@@ -28,17 +28,12 @@ def equivalence_classes(dataset):
     return order[inverse.ravel()]
 
 
-def _weights(dataset):
-    return np.ones(dataset.n_samples, dtype=np.int64) if dataset.weights is None \
-        else dataset.weights
-
-
 def _class_weight_table(dataset, groups):
     """Integer weight of each (equivalence class, label class) pair, shape (U, C).
 
     ``np.add.at`` on int64 keeps the sums exact (np.bincount would sum in float64)."""
     table = np.zeros((int(groups.max()) + 1, dataset.n_classes), dtype=np.int64)
-    np.add.at(table, (groups, dataset.labels), _weights(dataset))
+    np.add.at(table, (groups, dataset.labels), dataset.unit_weights())
     return table
 
 
@@ -61,7 +56,8 @@ def check_minority(dataset, minority):
     table = _class_weight_table(dataset, groups)
     allowed = table.sum(axis=1) - table.max(axis=1)
     marked = np.zeros(len(table), dtype=np.int64)
-    np.add.at(marked, groups, np.where(np.asarray(minority, dtype=bool), _weights(dataset), 0))
+    marks = np.asarray(minority, dtype=bool)
+    np.add.at(marked, groups, np.where(marks, dataset.unit_weights(), 0))
     too_many = np.flatnonzero(marked > allowed)
     if too_many.size:
         u = too_many[0]

@@ -306,8 +306,7 @@ def describe(rule_list, dataset):
     index = {name: m for m, name in enumerate(dataset.antecedent_names)}
     conditions = dataset.antecedent_conditions
     capture = rule_list.capturing_rule(dataset)
-    weights = np.ones(dataset.n_samples, dtype=np.int64) if dataset.weights is None \
-        else dataset.weights
+    weights = dataset.unit_weights()
     unit = 1 if dataset.weights is None else dataset.weight_unit
 
     def counts(k):
