@@ -23,6 +23,8 @@ whose scaled objectives could overflow int64 run on the reference engine unchang
 """
 
 import bisect
+import collections
+import heapq
 import time
 
 import numpy as np
@@ -68,20 +70,29 @@ def compressed(dataset):
         dataset.antecedent_conditions, merged_weights, dataset.weight_unit)
 
 
+#: Most queued prefixes evaluated in one batch (its arrays are K × M, M the antecedents).
+_BATCH = 256
+
+
 class _VectorisedBranchAndBound(_BranchAndBound):
-    """The reference search (Alg. 2) whose expansion evaluates all children at once."""
+    """The reference search (Alg. 2) whose children are evaluated a batch of prefixes at once.
+
+    ``_pop`` takes from the queue, in pop order, the prefixes that Alg. 2 pops before any child
+    of theirs can come (``_take_batch``); the first expansion of the batch evaluates all their
+    children in array operations (:class:`_Children`), and each expansion then runs the
+    reference engine's decisions on its row, in the reference engine's order.
+    """
 
     def __init__(self, dataset, lam, config):
+        self.pending = collections.deque()  # prefixes popped from the heap, not yet served
+        self.batch = None                   # the _Children of the pending prefixes
         super().__init__(dataset, lam, config)
         # Array side: the samples grouped by antecedent vector (U groups), each with its weight
         # per class and its marked weight (the last column): one row of ``table`` per group.
         vectors, group = np.unique(dataset.antecedent_bits().T, axis=0, return_inverse=True)
-        self.holds = np.ascontiguousarray(vectors.T)                          # (M, U) bool
-        # float32 sums integers exactly up to 2**24, float64 up to 2**53 (weights.py's cap);
-        # a matrix-vector product per column is several times faster than one small product
-        # of matrices here (OpenBLAS).
+        # float32 sums integers exactly up to 2**24, float64 up to 2**53 (weights.py's cap).
         self.exact_float = np.float32 if self.total_weight < 1 << 24 else np.float64
-        self.matrix = self.holds.astype(self.exact_float)
+        self.matrix = np.ascontiguousarray(vectors.T, dtype=self.exact_float)   # (M, U)
         n_classes = dataset.n_classes
         marked = np.zeros(dataset.n_samples, dtype=bool)
         if self.minority_set:
@@ -89,88 +100,79 @@ class _VectorisedBranchAndBound(_BranchAndBound):
         table = np.zeros((len(vectors), n_classes + 1), dtype=np.int64)
         np.add.at(table, (group.ravel(), dataset.labels), dataset.weights)
         np.add.at(table, (group.ravel(), n_classes), np.where(marked, dataset.weights, 0))
-        self.columns = [np.ascontiguousarray(column, dtype=self.exact_float)
-                        for column in table.T]                                 # C + 1 of (U,)
-        self.sorted_prefix = []          # the prefix being expanded, ascending (map keys)
+        self.columns = np.ascontiguousarray(table.T[:, np.newaxis, :],
+                                            dtype=self.exact_float)           # (C + 1, 1, U)
+        self.sorted_prefix = []             # the prefix being expanded, ascending (map keys)
 
+    # ----- queue: a batch of the heap's next prefixes, in pop order -----------------------
+    def _queue_length(self):
+        return len(self.queue) + len(self.pending)
+
+    def _pop(self):
+        if not self.pending:
+            self._take_batch()
+        node = self.pending.popleft()
+        self._unqueue(node)
+        return node
+
+    def _take_batch(self):
+        """Move the prefixes Alg. 2 pops next, before any child of theirs, to ``pending``.
+
+        Lower-bound policy: every child has b + b_0 at least its parent's plus λ (its rule's
+        mistakes include the marked weight it captures: the minority bits were checked), and
+        a child queued later comes after an equal key; so every prefix whose b + b_0 is at most
+        the first's plus λ pops before any child of the batch. BFS: children queue last. Other
+        policies: the first prefix alone.
+        """
+        first_key, node = heapq.heappop(self.queue)
+        self.pending.append(node)
+        policy = self.config.policy
+        if policy not in ("lower-bound", "bfs"):
+            return
+        ceiling = first_key[0] + self.rule_penalty if policy == "lower-bound" else None
+        while self.queue and len(self.pending) < _BATCH and \
+                (ceiling is None or self.queue[0][0][0] <= ceiling):
+            self.pending.append(heapq.heappop(self.queue)[1])
+
+    # ----- expansion -----------------------------------------------------------------------
     def _expand(self, node):
-        """Alg. 2 body for all children (d_p, s) at once; survivors in antecedent order."""
-        bounds, mistake, penalty = self.bounds, self.mistake, self.rule_penalty
-        prefix = node.prefix()
-        self.sorted_prefix = sorted(prefix)           # for the children's symmetry keys
-        uncaptured = ~self.holds[prefix].any(axis=0) if prefix else \
-            np.ones(self.holds.shape[1], dtype=bool)
+        """Alg. 2 body for the children (d_p, s) of ``node``, from its batch's arrays: the
+        children that pass every test go through the reference engine's ``_insert`` in
+        antecedent order; the others are only counted."""
+        batch = self.batch
+        row = None if batch is None else batch.rows.get(node)
+        if row is None:        # the first expansion of a batch: evaluate all its prefixes
+            live = [waiting for waiting in self.pending
+                    if not waiting.deleted and self._extension_pruned_by(waiting) is None]
+            batch = self.batch = _Children(self, [node] + live)
+            row = 0
+        if batch.best != self.best_objective:           # R^c fell since the batch's tests
+            batch.classify(self.best_objective)
+        prefix = batch.prefixes[row]
+        self.sorted_prefix = sorted(prefix)               # for the children's symmetry keys
         not_captured = self.everything                      # u <- ¬cap(x, d_p), as in Alg. 2
         for antecedent in prefix:
             not_captured &= ~self.antecedents[antecedent]
-        left = [column * uncaptured for column in self.columns]
-        # every candidate's captured weight per class, and its marked weight (exact integers)
-        captured_all = np.stack([self.matrix @ column for column in left], axis=1)
-        captured_all = captured_all.astype(np.int64)                        # (M, C + 1)
-        captured, captured_minority = captured_all[:, :-1], captured_all[:, -1]
-        left_weights = np.array([column.sum(dtype=np.float64) for column in left[:-1]],
-                                dtype=np.int64)                             # (C,)
-        left_total = int(left_weights.sum())
-        n_captured = captured.sum(axis=1)
-        largest = captured.max(axis=1)
-        n_classes = captured.shape[1]
-        # the last class of largest weight: argmax of the reversed columns
-        prediction = n_classes - 1 - np.argmax(captured[:, ::-1], axis=1)
-        rule_mistakes = n_captured - largest
-        remaining = left_weights - captured
-        default_mistakes = remaining.sum(axis=1) - remaining.max(axis=1)
-        lower_bound = node.lower_bound + penalty + mistake * rule_mistakes
-        minority_bound = node.minority_bound - mistake * captured_minority
-        objective = lower_bound + mistake * default_mistakes
-
-        candidate = np.ones(len(n_captured), dtype=bool)
-        candidate[prefix] = False
-        tests = [("minimum_support", mistake * n_captured <= penalty),
-                 ("maximum_support", mistake * (left_total - n_captured) <= penalty),
-                 ("accurate_support", mistake * (n_captured - rule_mistakes) <= penalty),
-                 ("lower_bound", lower_bound + minority_bound >= self.best_objective)]
-        alive = candidate.copy()
-        failed = {}
-        for name, fails in tests:
-            if name in bounds or (name == "lower_bound" and "hierarchical" in bounds):
-                failed[name] = alive & fails
-                alive &= ~fails
-        # A child whose list is no better than R^c and that an extension test stops would only
-        # be counted by the reference engine; R^c can only fall, so deciding this with R^c at
-        # the start of the expansion is exact. The others go through the reference code.
-        bound = lower_bound + minority_bound
         best = start_best = self.best_objective
-        start_masks = self._extension_masks(bound, node.depth + 1, best)
-        stopped = np.zeros(len(bound), dtype=bool)
-        for mask in start_masks.values():
-            stopped |= mask
-        counted_only = alive & stopped & (objective >= best)
-        segment_start, last = 0, len(n_captured) - 1    # last: the last candidate evaluated
-        chosen = np.flatnonzero(alive & ~counted_only)
-        for s, b, b0, value, predicted, weight in zip(
-                chosen.tolist(), lower_bound[chosen].tolist(), minority_bound[chosen].tolist(),
-                objective[chosen].tolist(), prediction[chosen].tolist(),
-                n_captured[chosen].tolist()):
-            if "hierarchical" in bounds and b + b0 >= self.best_objective:
+        segment_start, last = 0, batch.n_antecedents - 1  # last: the last candidate evaluated
+        for s, b, b0, value, predicted, weight in batch.chosen(row):
+            if "hierarchical" in self.bounds and b + b0 >= self.best_objective:
                 self.statistics["pruned_lower_bound"] += 1    # R^c fell during this expansion
                 continue
             child = _Node(s, node, b, b0, value, predicted, node.n_captured + weight)
             self._insert(node, child, not_captured & self.antecedents[s], not_captured)
             if self.best_objective != best:   # children before s saw the old R^c
-                self._count(counted_only, segment_start, s, best, bound, node.depth + 1,
-                            start_masks if best == start_best else None)
+                self._count(batch, row, segment_start, s, best, best == start_best)
                 segment_start, best = s + 1, self.best_objective
             if node.deleted:                  # a new incumbent's garbage collection removed it
                 last = s
                 break
-        self._count(counted_only, segment_start, last + 1, best, bound, node.depth + 1,
-                    start_masks if best == start_best else None)
-        evaluated = candidate
-        if last < len(candidate) - 1:
-            evaluated = candidate & (np.arange(len(candidate)) <= last)
-        self.statistics["lower_bound_evaluations"] += int(np.count_nonzero(evaluated))
-        for name, fails in failed.items():
-            self.statistics["pruned_" + name] += int(np.count_nonzero(fails & evaluated))
+        if segment_start == 0 and last == batch.n_antecedents - 1:
+            for name, count in batch.counted_only_counts[row].items():
+                self.statistics[name] += count
+        else:
+            self._count(batch, row, segment_start, last + 1, best, best == start_best)
+        batch.count_evaluations(row, last, self.statistics)
         node.expanded = True
         if not node.children:
             self._prune_upwards(node)
@@ -184,41 +186,156 @@ class _VectorisedBranchAndBound(_BranchAndBound):
         return remaining
 
     def _extension_masks(self, bound, depth, best):
-        """For children of length ``depth`` with b + b_0 = ``bound`` (an array): the children
-        each extension test stops first, in the reference engine's order (lookahead, Thm 1,
-        prefix length), at R^c = ``best``."""
+        """For children of length ``depth`` (broadcast against ``bound``) with b + b_0 =
+        ``bound``: the children each extension test stops first, in the reference engine's
+        order (lookahead, Thm 1, prefix length), at R^c = ``best``."""
         penalty = self.rule_penalty
         tests = (("lookahead", "lookahead", bound + penalty >= best),
                  ("lower_bound", "hierarchical", bound >= best),
                  ("prefix_length", "prefix_length",
-                  np.full(len(bound), penalty * (depth + 1) >= best)))
-        masks, left = {}, np.ones(len(bound), dtype=bool)
+                  np.broadcast_to(penalty * (depth + 1) >= best, bound.shape)))
+        masks, left = {}, np.ones(bound.shape, dtype=bool)
         for reason, switch, fires in tests:
             if switch in self.bounds:
                 masks[reason] = left & fires
                 left &= ~fires
         return masks
 
-    def _count(self, counted_only, start, stop, best, bound, depth, start_masks):
-        """Count the counted-only children with index in [start, stop) as the reference engine
-        does when R^c = ``best``: Thm 1 first, then the first extension test that stops them.
-        ``start_masks``: the extension masks when ``best`` is still the expansion's first R^c
-        (which no counted-only child fails Thm 1 at), else None."""
-        segment = counted_only
-        if start > 0 or stop < len(segment):
-            segment = counted_only.copy()
-            segment[:start] = False
-            segment[stop:] = False
+    def _count(self, batch, row, start, stop, best, at_batch_best):
+        """Count the counted-only children of ``row`` with index in [start, stop) as the
+        reference engine does when R^c = ``best``: Thm 1 first, then the first extension test
+        that stops them. ``at_batch_best``: ``best`` is the R^c the batch was classified at
+        (where no counted-only child fails Thm 1)."""
+        segment = batch.counted_only[row].copy()
+        segment[:start] = False
+        segment[stop:] = False
         if not segment.any():
             return
-        if start_masks is None and "hierarchical" in self.bounds:
+        bound = batch.bound[row]
+        if not at_batch_best and "hierarchical" in self.bounds:
             pruned = segment & (bound >= best)
             self.statistics["pruned_lower_bound"] += int(np.count_nonzero(pruned))
-            segment = segment & ~pruned
-        masks = start_masks if start_masks is not None else \
-            self._extension_masks(bound, depth, best)
+            segment &= ~pruned
+        if at_batch_best:
+            masks = {reason: mask[row] for reason, mask in batch.extension_masks.items()}
+        else:
+            masks = self._extension_masks(bound, batch.depths[row] + 1, best)
         for reason, mask in masks.items():
             self.statistics["not_extended_" + reason] += int(np.count_nonzero(mask & segment))
+
+
+class _Children:
+    """Every child (d_p, s) of a batch of K prefixes, evaluated in array operations: arrays of
+    shape (K, M), row k for the k-th prefix and column s for antecedent s.
+
+    The captured weight of each class (and the marked weight) of every child is one matrix
+    product of the prefixes' uncaptured group weights with the antecedents' group membership;
+    the support tests, bounds and objectives follow elementwise. ``classify`` applies the tests
+    that depend on R^c.
+    """
+
+    def __init__(self, search, nodes):
+        self.search = search
+        self.rows = {node: k for k, node in enumerate(nodes)}
+        self.prefixes = [node.prefix() for node in nodes]
+        self.depths = np.array([node.depth for node in nodes])[:, np.newaxis]     # (K, 1)
+        matrix = search.matrix
+        n_antecedents, n_groups = matrix.shape
+        self.n_antecedents = n_antecedents
+        in_prefix = np.zeros((len(nodes), n_antecedents), dtype=bool)
+        rows = np.repeat(np.arange(len(nodes)), self.depths.ravel())
+        in_prefix[rows, [a for prefix in self.prefixes for a in prefix]] = True
+        self.candidate = ~in_prefix
+        uncaptured = (in_prefix.astype(matrix.dtype) @ matrix) == 0             # (K, U)
+        left = uncaptured * search.columns                                       # (C + 1, K, U)
+        captured = (left.reshape(-1, n_groups) @ matrix.T).astype(np.int64)
+        captured = captured.reshape(len(left), len(nodes), n_antecedents)       # (C + 1, K, M)
+        left_weights = left.sum(axis=2, dtype=np.float64).astype(np.int64)      # (C + 1, K)
+        by_class, captured_minority = captured[:-1], captured[-1]
+        n_captured = by_class.sum(axis=0)
+        rule_mistakes = n_captured - by_class.max(axis=0)
+        n_classes = len(by_class)
+        # the last class of largest weight: argmax over the classes in reverse order
+        self.prediction = n_classes - 1 - np.argmax(by_class[::-1], axis=0)
+        remaining = left_weights[:-1, :, np.newaxis] - by_class
+        default_mistakes = remaining.sum(axis=0) - remaining.max(axis=0)
+        if np.any(captured_minority > rule_mistakes):
+            raise RuntimeError("the minority bits mark more weight than a rule's mistakes; "
+                               "check_minority should have refused them")
+        mistake, penalty = search.mistake, search.rule_penalty
+        lower_bounds = np.array([[node.lower_bound, node.minority_bound] for node in nodes],
+                                dtype=np.int64)
+        self.lower_bound = lower_bounds[:, :1] + penalty + mistake * rule_mistakes
+        self.minority_bound = lower_bounds[:, 1:] - mistake * captured_minority
+        self.objective = self.lower_bound + mistake * default_mistakes
+        self.bound = self.lower_bound + self.minority_bound
+        self.n_captured = n_captured
+        left_total = left_weights[:-1].sum(axis=0)[:, np.newaxis]
+        # Tests in the reference engine's order; all but Thm 1's are independent of R^c.
+        self.support_tests = [
+            ("minimum_support", mistake * n_captured <= penalty),
+            ("maximum_support", mistake * (left_total - n_captured) <= penalty),
+            ("accurate_support", mistake * (n_captured - rule_mistakes) <= penalty)]
+        self.classify(search.best_objective)
+
+    def classify(self, best):
+        """Apply the tests at R^c = ``best``: which children fail which test (``failed``),
+        which are only counted (no better than R^c, stopped by an extension test), and the
+        rest, which the expansion inserts (``chosen``)."""
+        search, bounds = self.search, self.search.bounds
+        self.best = best
+        tests = self.support_tests + [("lower_bound", self.bound >= best)]
+        alive = self.candidate.copy()
+        self.failed = {}
+        for name, fails in tests:
+            if name in bounds or (name == "lower_bound" and "hierarchical" in bounds):
+                self.failed[name] = alive & fails
+                alive &= ~fails
+        self.extension_masks = search._extension_masks(self.bound, self.depths + 1, best)
+        stopped = np.zeros(self.bound.shape, dtype=bool)
+        for mask in self.extension_masks.values():
+            stopped |= mask
+        # A child whose list is no better than R^c and that an extension test stops would only
+        # be counted by the reference engine; R^c can only fall, so deciding this with R^c at
+        # the start of the expansion is exact.
+        self.counted_only = alive & stopped & (self.objective >= best)
+        rows, columns = np.nonzero(alive & ~self.counted_only)
+        self.ends = np.searchsorted(rows, np.arange(len(self.bound) + 1)).tolist()
+        self.chosen_values = [columns.tolist()] + [
+            values[rows, columns].tolist() for values in
+            (self.lower_bound, self.minority_bound, self.objective, self.prediction,
+             self.n_captured)]
+        names = ["not_extended_" + reason for reason in self.extension_masks]
+        counts = [np.count_nonzero(self.counted_only & mask, axis=1)
+                  for mask in self.extension_masks.values()]
+        self.counted_only_counts = [dict(zip(names, row)) for row in
+                                    np.array(counts, dtype=np.int64).T.tolist()] \
+            if counts else [{} for _ in self.prefixes]
+        self.failed_counts = [dict(zip(["pruned_" + name for name in self.failed], row))
+                              for row in np.array([np.count_nonzero(mask, axis=1) for mask in
+                                                   self.failed.values()],
+                                                  dtype=np.int64).reshape(
+                                  len(self.failed), -1).T.tolist()]
+
+    def chosen(self, row):
+        """(s, b, b_0, objective, prediction, captured weight) of the children of ``row`` that
+        the expansion inserts, in antecedent order."""
+        start, stop = self.ends[row], self.ends[row + 1]
+        return zip(*(values[start:stop] for values in self.chosen_values))
+
+    def count_evaluations(self, row, last, statistics):
+        """Add the children of ``row`` up to antecedent ``last`` to the evaluation and test
+        counters (the tests at the R^c the batch was classified at)."""
+        if last == self.n_antecedents - 1:
+            statistics["lower_bound_evaluations"] += self.n_antecedents - len(self.prefixes[row])
+            for name, count in self.failed_counts[row].items():
+                statistics[name] += count
+            return
+        evaluated = self.candidate[row].copy()
+        evaluated[last + 1:] = False
+        statistics["lower_bound_evaluations"] += int(np.count_nonzero(evaluated))
+        for name, fails in self.failed.items():
+            statistics["pruned_" + name] += int(np.count_nonzero(fails[row] & evaluated))
 
 
 def corels(dataset, lam, config):

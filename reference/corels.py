@@ -162,7 +162,19 @@ class _BranchAndBound:
         heapq.heappush(self.queue, (_priority(self.config.policy, node, next(self.sequence)), node))
         node.queued = True
         self.queued_bounds[node.depth, node.lower_bound, node.minority_bound] += 1
-        self.statistics["max_queue_size"] = max(self.statistics["max_queue_size"], len(self.queue))
+        self.statistics["max_queue_size"] = max(self.statistics["max_queue_size"],
+                                                self._queue_length())
+
+    def _queue_length(self):
+        """Entries in the queue, including deleted prefixes not popped yet (they count towards
+        the queue limit and its peak, as in CORELS)."""
+        return len(self.queue)
+
+    def _pop(self):
+        """Alg. 2: d_p <- Q.pop(), the first prefix under the search policy."""
+        _, node = heapq.heappop(self.queue)
+        self._unqueue(node)
+        return node
 
     def _unqueue(self, node):
         """Bookkeeping for a prefix leaving the queue (popped, or deleted while waiting)."""
@@ -193,14 +205,13 @@ class _BranchAndBound:
     def run(self, max_nodes, max_queue, budget, progress):
         """Alg. 2's loop; returns (nodes expanded, None if finished else the stop status)."""
         nodes_expanded = 0
-        while self.queue:                                   # Alg. 2: until the queue is empty
+        while self._queue_length():                         # Alg. 2: until the queue is empty
             stop = "node-limit" if max_nodes is not None and nodes_expanded >= max_nodes else \
-                "queue-limit" if max_queue is not None and len(self.queue) > max_queue else \
-                budget.stop_reason()
+                "queue-limit" if max_queue is not None and self._queue_length() > max_queue \
+                else budget.stop_reason()
             if stop is not None:
                 return nodes_expanded, stop
-            _, node = heapq.heappop(self.queue)             # Alg. 2: d_p <- Q.pop()
-            self._unqueue(node)
+            node = self._pop()
             if node.deleted or self._extension_pruned_by(node) is not None:
                 continue
             self._expand(node)
@@ -350,7 +361,7 @@ class _BranchAndBound:
         lower_bound, remaining = self.queue_summary()
         return {"best_objective": Fraction(self.best_objective, scale),
                 "lower_bound": Fraction(lower_bound, scale),
-                "queue_size": len(self.queue), "map_size": len(self.symmetry_map),
+                "queue_size": self._queue_length(), "map_size": len(self.symmetry_map),
                 "evaluations": self.statistics["lower_bound_evaluations"],
                 "remaining_search_space": remaining}
 

@@ -10,6 +10,7 @@ from fractions import Fraction
 
 import numpy as np
 from hypothesis import given, strategies as st
+import pytest
 
 from optrules.data.binary_dataset import BinaryDataset
 from optrules.limits import Budget
@@ -196,14 +197,16 @@ class TestFastEngine(RuleListSearchTests):
 
 
 @given(rule_list_instances(), st.sampled_from(POLICIES), st.sampled_from(SYMMETRY_MAPS),
-       st.sets(st.sampled_from(sorted(BOUNDS)), max_size=3), st.none() | st.integers(1, 20))
+       st.sets(st.sampled_from(sorted(BOUNDS)), max_size=3), st.none() | st.integers(1, 20),
+       st.none() | st.integers(1, 30))
 def test_fast_engine_makes_the_reference_engines_search(instance, policy, symmetry_map,
-                                                        disabled, max_nodes):
-    """Compressing samples and vectorising the children change no decision: the same list,
-    bounds, counters and remaining space, also when a node limit stops both."""
+                                                        disabled, max_nodes, max_queue):
+    """Compressing samples and evaluating a batch of prefixes' children at once change no
+    decision: the same list, bounds, counters and remaining space, also when a node or queue
+    limit stops both (possibly in the middle of a batch)."""
     data, lam = instance
     options = dict(policy=policy, symmetry_map=symmetry_map, disabled_bounds=disabled,
-                   max_nodes=max_nodes)
+                   max_nodes=max_nodes, max_queue=max_queue)
     fast, reference = (fit_rule_list(data, lam, engine=engine, **options)
                        for engine in ("fast", "reference"))
     assert fast.rule_list == reference.rule_list
@@ -212,6 +215,25 @@ def test_fast_engine_makes_the_reference_engines_search(instance, policy, symmet
         (reference.objective, reference.lower_bound, reference.status,
          reference.nodes_expanded, reference.remaining_search_space, reference.statistics,
          reference.mistakes)
+
+
+@pytest.mark.parametrize("policy", ["lower-bound", "bfs"])
+def test_fast_engine_evaluates_batches_of_prefixes(monkeypatch, policy):
+    """The fast engine really runs its vectorised search, several prefixes per batch under the
+    policies that allow it, and still makes the reference engine's search."""
+    fast = importlib.import_module(ENGINES["fast"])
+    batch_sizes = []
+    original = fast._Children.__init__
+    monkeypatch.setattr(fast._Children, "__init__",
+                        lambda self, search, nodes: batch_sizes.append(len(nodes)) or
+                        original(self, search, nodes))
+    rng = np.random.default_rng(5)
+    data = BinaryDataset.from_bits([f"a{m}" for m in range(14)], rng.random((14, 120)) < 0.4,
+                                   rng.random(120) < 0.45)
+    result = fit_rule_list(data, "1/60", engine="fast", policy=policy)
+    reference = fit_rule_list(data, "1/60", engine="reference", policy=policy)
+    assert (result.rule_list, result.statistics) == (reference.rule_list, reference.statistics)
+    assert max(batch_sizes) > 1 and sum(batch_sizes) >= result.nodes_expanded
 
 
 @given(rule_list_instances(weighted=False), st.sampled_from([1 << 22, 1 << 47]))
