@@ -22,7 +22,6 @@ Float64 holds the captured weights exactly (the total weight is at most 2**53,
 whose scaled objectives could overflow int64 run on the reference engine unchanged.
 """
 
-import bisect
 import collections
 import heapq
 import time
@@ -31,7 +30,7 @@ import numpy as np
 
 from optrules.data import bitset
 from optrules.data.binary_dataset import BinaryDataset
-from optrules.reference.corels import _BranchAndBound, _Node, search_result
+from optrules.reference.corels import _BranchAndBound, _Node, _priority, search_result
 
 __all__ = ["corels", "compressed"]
 
@@ -84,8 +83,14 @@ class _VectorisedBranchAndBound(_BranchAndBound):
     """
 
     def __init__(self, dataset, lam, config):
-        self.pending = collections.deque()  # prefixes popped from the heap, not yet served
+        # Alg. 2's queue Q is ``buckets`` (the reference engine's ``queue`` stays empty), then
+        # ``pending``: prefixes taken from it in pop order, not served yet.
+        self.buckets = _BucketQueue(last_in_first_out=config.policy == "dfs")
+        self.pending = collections.deque()
         self.batch = None                   # the _Children of the pending prefixes
+        # Only the curiosity policy needs each prefix's captured weight; the others keep 0
+        # (a shared int instead of one per prefix).
+        self.track_captured = config.policy == "curiosity"
         super().__init__(dataset, lam, config)
         # Array side: the samples grouped by antecedent vector (U groups), each with its weight
         # per class and its marked weight (the last column): one row of ``table`` per group.
@@ -102,11 +107,16 @@ class _VectorisedBranchAndBound(_BranchAndBound):
         np.add.at(table, (group.ravel(), n_classes), np.where(marked, dataset.weights, 0))
         self.columns = np.ascontiguousarray(table.T[:, np.newaxis, :],
                                             dtype=self.exact_float)           # (C + 1, 1, U)
-        self.sorted_prefix = []             # the prefix being expanded, ascending (map keys)
+        self.prefix_set = 0     # the prefix being expanded, a bitmask of antecedents (map keys)
 
-    # ----- queue: a batch of the heap's next prefixes, in pop order -----------------------
+    # ----- queue: a batch of the next prefixes, in pop order ------------------------------
+    def _queue_put(self, node, objective):
+        # The policy's priority without its last element, the insertion order: the bucket
+        # queue keeps that order itself.
+        self.buckets.push(_priority(self.config.policy, node, objective, 0)[:-1], node)
+
     def _queue_length(self):
-        return len(self.queue) + len(self.pending)
+        return len(self.buckets) + len(self.pending)
 
     def _pop(self):
         if not self.pending:
@@ -124,15 +134,15 @@ class _VectorisedBranchAndBound(_BranchAndBound):
         the first's plus λ pops before any child of the batch. BFS: children queue last. Other
         policies: the first prefix alone.
         """
-        first_key, node = heapq.heappop(self.queue)
-        self.pending.append(node)
-        policy = self.config.policy
+        queue, policy = self.buckets, self.config.policy
+        ceiling = queue.first_priority()[0] + self.rule_penalty if policy == "lower-bound" \
+            else None
+        self.pending.append(queue.pop())
         if policy not in ("lower-bound", "bfs"):
             return
-        ceiling = first_key[0] + self.rule_penalty if policy == "lower-bound" else None
-        while self.queue and len(self.pending) < _BATCH and \
-                (ceiling is None or self.queue[0][0][0] <= ceiling):
-            self.pending.append(heapq.heappop(self.queue)[1])
+        while queue and len(self.pending) < _BATCH and \
+                (ceiling is None or queue.first_priority()[0] <= ceiling):
+            self.pending.append(queue.pop())
 
     # ----- expansion -----------------------------------------------------------------------
     def _expand(self, node):
@@ -149,7 +159,7 @@ class _VectorisedBranchAndBound(_BranchAndBound):
         if batch.best != self.best_objective:           # R^c fell since the batch's tests
             batch.classify(self.best_objective)
         prefix = batch.prefixes[row]
-        self.sorted_prefix = sorted(prefix)               # for the children's symmetry keys
+        self.prefix_set = sum(1 << antecedent for antecedent in prefix)
         not_captured = self.everything                      # u <- ¬cap(x, d_p), as in Alg. 2
         for antecedent in prefix:
             not_captured &= ~self.antecedents[antecedent]
@@ -159,8 +169,9 @@ class _VectorisedBranchAndBound(_BranchAndBound):
             if "hierarchical" in self.bounds and b + b0 >= self.best_objective:
                 self.statistics["pruned_lower_bound"] += 1    # R^c fell during this expansion
                 continue
-            child = _Node(s, node, b, b0, value, predicted, node.n_captured + weight)
-            self._insert(node, child, not_captured & self.antecedents[s], not_captured)
+            child = _Node(s, node, b, b0, predicted,
+                          node.n_captured + weight if self.track_captured else 0)
+            self._insert(node, child, value, not_captured & self.antecedents[s], not_captured)
             if self.best_objective != best:   # children before s saw the old R^c
                 self._count(batch, row, segment_start, s, best, best == start_best)
                 segment_start, best = s + 1, self.best_objective
@@ -178,11 +189,10 @@ class _VectorisedBranchAndBound(_BranchAndBound):
             self._prune_upwards(node)
 
     def _symmetry_key(self, child, remaining):
-        """As the reference engine's, with the expanded prefix sorted once per expansion."""
+        """As the reference engine's; the prefix map's key, the set of antecedents, is a
+        bitmask (an int: smaller than a tuple, and built with one ``|``)."""
         if self.config.symmetry_map == "prefix":
-            key = self.sorted_prefix.copy()
-            bisect.insort(key, child.antecedent)
-            return tuple(key)
+            return self.prefix_set | (1 << child.antecedent)
         return remaining
 
     def _extension_masks(self, bound, depth, best):
@@ -222,6 +232,40 @@ class _VectorisedBranchAndBound(_BranchAndBound):
             masks = self._extension_masks(bound, batch.depths[row] + 1, best)
         for reason, mask in masks.items():
             self.statistics["not_extended_" + reason] += int(np.count_nonzero(mask & segment))
+
+
+class _BucketQueue:
+    """Alg. 2's priority queue in the reference engine's order at 8 bytes a prefix: a heap of
+    the distinct priorities, each with its prefixes in insertion order (first in, first out;
+    last in, first out for DFS, whose only priority is the insertion order reversed)."""
+
+    def __init__(self, last_in_first_out):
+        self.priorities = []
+        self.buckets = {}
+        self.size = 0
+        self.last_in_first_out = last_in_first_out
+
+    def __len__(self):
+        return self.size
+
+    def push(self, priority, node):
+        bucket = self.buckets.get(priority)
+        if bucket is None:
+            bucket = self.buckets[priority] = collections.deque()
+            heapq.heappush(self.priorities, priority)
+        bucket.append(node)
+        self.size += 1
+
+    def first_priority(self):
+        return self.priorities[0]
+
+    def pop(self):
+        bucket = self.buckets[self.priorities[0]]
+        node = bucket.pop() if self.last_in_first_out else bucket.popleft()
+        self.size -= 1
+        if not bucket:
+            del self.buckets[heapq.heappop(self.priorities)]
+        return node
 
 
 class _Children:

@@ -38,28 +38,32 @@ from optrules.rule_lists.model import Rule, RuleList, RuleListResult
 
 __all__ = ["corels"]
 
+#: The children of a prefix that has none: one shared empty dict (never written to; ``_insert``
+#: gives a prefix its own dict with its first child), as most prefixes never get a child.
+_NO_CHILDREN = {}
+
 
 class _Node:
     """A prefix in the trie (§5): its last antecedent and what the search knows about it.
 
     ``lower_bound`` is b(d_p) and ``minority_bound`` is b_0(d_p), both scaled by q·N;
     ``prediction`` is the class index of the last rule; ``n_captured`` is the weight of the
-    samples the whole prefix captures (for the curiosity policy).
+    samples the whole prefix captures (for the curiosity policy). The list's objective is not
+    kept: it is used once, when the prefix is inserted (a queue of millions of prefixes is
+    mostly these objects).
     """
 
     __slots__ = ("antecedent", "parent", "children", "depth", "lower_bound", "minority_bound",
-                 "objective", "prediction", "n_captured", "expanded", "deleted", "queued",
+                 "prediction", "n_captured", "expanded", "deleted", "queued",
                  "map_key")
 
-    def __init__(self, antecedent, parent, lower_bound, minority_bound, objective, prediction,
-                 n_captured):
+    def __init__(self, antecedent, parent, lower_bound, minority_bound, prediction, n_captured):
         self.antecedent = antecedent
         self.parent = parent
-        self.children = {}
+        self.children = _NO_CHILDREN
         self.depth = 0 if parent is None else parent.depth + 1
         self.lower_bound = lower_bound
         self.minority_bound = minority_bound
-        self.objective = objective
         self.prediction = prediction
         self.n_captured = n_captured
         self.expanded = False
@@ -80,8 +84,9 @@ class _Node:
         return [node.antecedent for node in self.path()]
 
 
-def _priority(policy, node, sequence):
-    """Heap key of a node under a search policy; ``sequence`` (insertion order) breaks ties."""
+def _priority(policy, node, objective, sequence):
+    """Heap key of a node (whose list has this objective) under a search policy; ``sequence``
+    (insertion order) breaks ties."""
     if policy == "bfs":
         return (sequence,)
     if policy == "dfs":
@@ -89,7 +94,7 @@ def _priority(policy, node, sequence):
     if policy == "lower-bound":
         return (node.lower_bound + node.minority_bound, sequence)
     if policy == "objective":
-        return (node.objective, sequence)
+        return (objective, sequence)
     # curiosity: b(d_p)·N / (samples captured by d_p); a prefix capturing nothing comes last.
     if node.n_captured == 0:
         return (1, 0, sequence)
@@ -144,11 +149,10 @@ class _BranchAndBound:
         default_mistakes, default = _majority(self._class_weights(
             self.everything, self.total_weight))
         self.root = _Node(None, None, 0,
-                          self.mistake * self.weight(self.everything, self.minority_set),
-                          self.mistake * default_mistakes, None, 0)
-        self.best_objective = self.root.objective
+                          self.mistake * self.weight(self.everything, self.minority_set), None, 0)
+        self.best_objective = self.mistake * default_mistakes
         self.best_rule_list = ([], [], default)
-        self._push(self.root)
+        self._push(self.root, self.best_objective)
 
     def _class_weights(self, samples, total):
         """Weight of the samples of each class in the set ``samples`` of weight ``total``
@@ -158,12 +162,18 @@ class _BranchAndBound:
         return weights
 
     # ----- queue ---------------------------------------------------------------------------
-    def _push(self, node):
-        heapq.heappush(self.queue, (_priority(self.config.policy, node, next(self.sequence)), node))
+    def _push(self, node, objective):
+        self._queue_put(node, objective)
         node.queued = True
         self.queued_bounds[node.depth, node.lower_bound, node.minority_bound] += 1
         self.statistics["max_queue_size"] = max(self.statistics["max_queue_size"],
                                                 self._queue_length())
+
+    def _queue_put(self, node, objective):
+        """Add a prefix (whose list has this objective) to Alg. 2's queue Q, ordered by its
+        policy's priority."""
+        heapq.heappush(self.queue, (_priority(self.config.policy, node, objective,
+                                              next(self.sequence)), node))
 
     def _queue_length(self):
         """Entries in the queue, including deleted prefixes not popped yet (they count towards
@@ -238,13 +248,14 @@ class _BranchAndBound:
             captured = not_captured & antecedent_bits       # v <- u ∧ cap(x, s)
             child = self._evaluate_child(node, s, captured, not_captured, not_captured_weights)
             if child is not None:
-                self._insert(node, child, captured, not_captured)
+                self._insert(node, *child, captured, not_captured)
         node.expanded = True
         if not node.children:
             self._prune_upwards(node)
 
     def _evaluate_child(self, parent, s, captured, not_captured, not_captured_weights):
-        """Bound and score the child prefix (d_p, s); None if a bound rejects it."""
+        """Bound and score the child prefix (d_p, s): (its node, its list's objective), or None
+        if a bound rejects it."""
         bounds, mistake, rule_penalty = self.bounds, self.mistake, self.rule_penalty
         n_captured = self.weight(captured, self.all_samples)
         # Thm 10 (minimum support): each rule of an optimal list captures weight more than λW.
@@ -275,13 +286,14 @@ class _BranchAndBound:
         default_mistakes, _ = _majority([a - b for a, b in zip(not_captured_weights,
                                                                captured_weights)])
         objective = lower_bound + mistake * default_mistakes
-        return _Node(s, parent, lower_bound, minority_bound, objective, prediction,
-                     parent.n_captured + n_captured)
+        return _Node(s, parent, lower_bound, minority_bound, prediction,
+                     parent.n_captured + n_captured), objective
 
-    def _insert(self, parent, child, captured, not_captured):
-        """Update R^c if the child's list is better, then add the child to trie, map and queue."""
-        if child.objective < self.best_objective:           # Alg. 2: strict improvement only
-            self._update_incumbent(child, not_captured ^ captured)
+    def _insert(self, parent, child, objective, captured, not_captured):
+        """Update R^c if the child's list (of this objective) is better, then add the child to
+        trie, map and queue."""
+        if objective < self.best_objective:                 # Alg. 2: strict improvement only
+            self._update_incumbent(child, objective, not_captured ^ captured)
         reason = self._extension_pruned_by(child)
         if reason is not None:
             self.statistics["not_extended_" + reason] += 1
@@ -289,8 +301,10 @@ class _BranchAndBound:
         if not self._claim_symmetry_key(child, not_captured ^ captured):
             self.statistics["pruned_symmetry"] += 1
             return
+        if parent.children is _NO_CHILDREN:
+            parent.children = {}
         parent.children[child.antecedent] = child
-        self._push(child)
+        self._push(child, objective)
 
     def _claim_symmetry_key(self, child, remaining):
         """Symmetry-aware pruning (Cor. 18 / Thm 17): keep one prefix per key, the best bound.
@@ -317,11 +331,11 @@ class _BranchAndBound:
             return tuple(sorted(child.parent.prefix() + [child.antecedent]))
         return remaining
 
-    def _update_incumbent(self, child, remaining):
-        """R^c <- R(d); then garbage-collect the trie (§5)."""
+    def _update_incumbent(self, child, objective, remaining):
+        """R^c <- R(d) = ``objective``; then garbage-collect the trie (§5)."""
         self.statistics["incumbent_updates"] += 1
         _, default = _majority(self._class_weights(remaining, self.weight(remaining, self.all_samples)))
-        self.best_objective = child.objective
+        self.best_objective = objective
         path = child.parent.path() + [child]
         self.best_rule_list = ([node.antecedent for node in path],
                                [node.prediction for node in path], default)
@@ -347,7 +361,7 @@ class _BranchAndBound:
             if current.map_key is not None and self.symmetry_map.get(current.map_key) is current:
                 del self.symmetry_map[current.map_key]
             stack.extend(current.children.values())
-            current.children = {}
+            current.children = _NO_CHILDREN
 
     def _prune_upwards(self, node):
         """Delete an expanded, childless prefix and then its childless expanded ancestors (§5)."""
