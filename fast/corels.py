@@ -1,7 +1,7 @@
 """Certifiably optimal rule lists (CORELS), fast: the reference search on compressed samples,
-with every child of a prefix evaluated in one vectorised step.
+with the children of a batch of prefixes evaluated in array operations.
 
-Two changes to ``optrules.reference.corels``, neither of which changes a decision
+Changes to ``optrules.reference.corels``, none of which changes a decision
 (specs/rule-lists.md §12):
 
 1. **Compressed samples.** Samples with the same antecedent vector, class and minority mark are
@@ -10,16 +10,26 @@ Two changes to ``optrules.reference.corels``, neither of which changes a decisio
    merged into one sample whose weight is their total (COMPAS: 6 489 rows, 155 antecedents,
    ≤ 2·194 merged samples). The integer units (1/(qW)) are unchanged, so every comparison
    compares the same integers as the reference engine does.
-2. **Vectorised children.** For a popped prefix, the class weights captured by every candidate
-   antecedent are one matrix product, and the support tests, lower bounds, minority bounds and
-   objectives are array operations. Python work is left to the children that pass every test
-   that does not depend on the incumbent; they go through the reference engine's own trie, map
-   and queue code in antecedent order, so the search, its counters and its result are the
-   reference engine's.
+2. **Batches.** The queue hands out, in pop order, the prefixes that Alg. 2 pops before any child
+   of theirs (under the lower-bound policy: b + b_0 within λ of the first one's). The class
+   weights every candidate antecedent captures after each of them are one matrix product, and
+   the support tests, lower bounds, minority bounds and objectives are array operations. Python
+   work is left to the children that pass every test; they go through the reference engine's
+   own trie, map and queue code, prefix by prefix in pop order and antecedent order, so the
+   search, its counters and its result are the reference engine's.
+3. **Memory.** The queue is a bucket queue (8 bytes a prefix), and prefix-map keys are bitmasks.
 
-Float64 holds the captured weights exactly (the total weight is at most 2**53,
+Float32/float64 hold the captured weights exactly (below 2**24, and at most 2**53,
 :mod:`optrules.data.weights`); they are converted to int64 before any comparison. Instances
 whose scaled objectives could overflow int64 run on the reference engine unchanged.
+
+Examples
+--------
+>>> from optrules.data.binary_dataset import BinaryDataset
+>>> from optrules.rule_lists import fit_rule_list
+>>> data = BinaryDataset.from_bits(["a", "b"], [[1, 1, 0, 0], [0, 1, 1, 0]], [1, 1, 0, 0])
+>>> fit_rule_list(data, "1/10", engine="fast").objective
+Fraction(1, 10)
 """
 
 import collections

@@ -32,16 +32,30 @@ class ProgressLine:
         Seconds between rewrites on a terminal.
     log_interval : float, default 10.0
         Seconds between lines when ``stream`` is not a terminal.
+    log_delay : float, optional
+        Seconds before the first line when ``stream`` is not a terminal (default
+        ``log_interval``).
     """
 
-    def __init__(self, stream=None, *, delay=2.0, interval=0.5, log_interval=10.0):
+    def __init__(self, stream=None, *, delay=2.0, interval=0.5, log_interval=10.0,
+                 log_delay=None):
         self.stream = stream if stream is not None else sys.stderr
         isatty = getattr(self.stream, "isatty", None)
         self.terminal = bool(isatty and isatty())
         self.interval = interval if self.terminal else log_interval
         self.start = time.perf_counter()
-        self.next_report = self.start + (delay if self.terminal else log_interval)
+        if not self.terminal:
+            delay = log_interval if log_delay is None else log_delay
+        self.next_report = self.start + delay
         self.shown = False
+
+    @classmethod
+    def for_verbosity(cls, verbose, stream=None):
+        """The line for an estimator's ``verbose`` level: 1, the default throttle; 2 or more,
+        from the start, every half second on a terminal and every second otherwise."""
+        if verbose >= 2:
+            return cls(stream, delay=0, log_interval=1.0, log_delay=0)
+        return cls(stream)
 
     def update(self, text):
         """Show ``text()`` if the throttle allows; ``text`` is only called then."""

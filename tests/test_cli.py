@@ -54,6 +54,21 @@ def test_rulelist_limit_reports_gap(compas_dir, capsys):
     assert output["nodes_expanded"] == 20
 
 
+def test_rulelist_progress_prints_the_search_figures_at_once(compas_dir, capsys):
+    status = main(["rulelist", "--csv", str(compas_dir / "compas_train.csv"),
+                   "--target", "recidivate-within-two-years", "--lam", "0.02", "--progress"])
+    captured = capsys.readouterr()
+    assert status == 0 and captured.out.splitlines()[-1].startswith("certified optimal")
+    line = captured.err.splitlines()[0]     # not a terminal: one line per second, first at once
+    for figure in ("s] nodes ", " queue ", " map ", " best ", " lower bound ",
+                   " log10(remaining) "):
+        assert figure in line
+    with pytest.raises(SystemExit) as stop:          # a usage error
+        main(["rulelist", "--csv", "x.csv", "--target", "y", "--lam", "0.1", "--progress",
+              "--quiet"])
+    assert stop.value.code == 2 and "not allowed with" in capsys.readouterr().err
+
+
 def test_demo_prints_the_certified_list(capsys):
     assert main(["demo"]) == 0
     out = capsys.readouterr().out

@@ -134,7 +134,7 @@ def add_rulelist_arguments(parser):
     output.add_argument("--save-model", metavar="FILE",
                         help="write the model as JSON (optrules predict and load_model read "
                              "it)")
-    output.add_argument("--quiet", action="store_true", help="no progress line on stderr")
+    add_progress_arguments(output)
 
 
 def rule_list_estimator(args):
@@ -150,7 +150,23 @@ def rule_list_estimator(args):
         thresholds=args.thresholds, policy=args.policy, symmetry_map=args.symmetry_map,
         max_nodes=args.max_nodes, max_queue=args.max_queue, time_limit=remaining_time(args),
         max_memory=args.max_memory, disabled_bounds=tuple(args.disable_bound), engine=args.engine,
-        verbose=0 if args.quiet else 1)
+        verbose=verbosity(args))
+
+
+def add_progress_arguments(group):
+    """``--progress`` / ``--quiet``: the progress line on stderr, always or never (by default
+    it appears on a terminal after 2 s, and every 10 s in a log)."""
+    switch = group.add_mutually_exclusive_group()
+    switch.add_argument("--progress", action="store_true",
+                        help="progress line on stderr from the start (elapsed, expanded, "
+                             "queue, map, best objective, lower bound, log10 remaining space; "
+                             "every second when stderr is not a terminal)")
+    switch.add_argument("--quiet", action="store_true", help="no progress line on stderr")
+
+
+def verbosity(args):
+    """The estimators' ``verbose`` level the progress options ask for."""
+    return 0 if args.quiet else 2 if args.progress else 1
 
 
 class RuleListProblem(NamedTuple):

@@ -11,7 +11,8 @@ from optrules.rule_boosting.fit import ENGINES, SEARCHES
 from optrules.rule_boosting.losses import LOSSES
 from optrules.validation import parse_fraction
 
-from .arguments import add_limit_arguments, positive_float, positive_int, remaining_time
+from .arguments import (add_limit_arguments, add_progress_arguments, positive_float, positive_int,
+                        remaining_time, verbosity)
 
 __all__ = ["add_parser", "read_boosting_data"]
 
@@ -54,7 +55,7 @@ def add_parser(commands):
     output = parser.add_argument_group("output")
     output.add_argument("--json", action="store_true", help="print one JSON object")
     output.add_argument("--save-model", metavar="FILE", help="write the model as JSON")
-    output.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    add_progress_arguments(output)
     parser.set_defaults(run=run, parser=parser)
 
 
@@ -86,7 +87,7 @@ def run(args, parser):
         thresholds=args.thresholds, max_depth=args.max_depth, apx=apx,
         intercept=args.intercept, max_nodes=args.max_nodes, time_limit=remaining_time(args),
         rule_time_limit=args.rule_time_limit, max_memory=args.max_memory,
-        engine=args.engine, verbose=0 if args.quiet else 1).fit(features, y)
+        engine=args.engine, verbose=verbosity(args)).fit(features, y)
     ensemble = estimator.ensemble_
     if args.loss == "logistic":
         metric, value, start = "training_accuracy", estimator.score(features, y), ""

@@ -49,7 +49,8 @@ _SHARED_DOC = """
         of the physical (or container) memory, None is no cap.
     engine : {"reference"}, default "reference"
     verbose : int, default 0
-        If > 0, print each rule on stderr as it is found.
+        If > 0, print each rule on stderr as it is found, with a throttled progress line during
+        a long search (from the start and every second in a log if 2 or more).
 
     A first Ctrl-C (SIGINT) or SIGTERM during ``fit`` stops boosting likewise (status
     "interrupted", the rules so far kept, with a warning); a second one aborts at once
@@ -75,9 +76,9 @@ class _Progress:
     """Progress of a verbose fit on stderr: each rule as it is found, and a throttled line
     during a long search (:class:`~optrules.progress.ProgressLine`)."""
 
-    def __init__(self, n_rounds):
+    def __init__(self, n_rounds, verbose):
         self.n_rounds = n_rounds
-        self.line = ProgressLine()
+        self.line = ProgressLine.for_verbosity(verbose)
 
     def rule(self, t, rule):
         self.line.close()
@@ -132,7 +133,7 @@ class _RuleBoosting(RuleEstimator):
             budget = Budget(params["time_limit"], memory_cap(params["max_memory"]))
             features = self._training_features(X)
             target, classes = self._target(y, features.n_samples)
-            progress = _Progress(params["n_rules"] + params["intercept"]) \
+            progress = _Progress(params["n_rules"] + params["intercept"], params["verbose"]) \
                 if params["verbose"] else None
             ensemble = fit_rule_ensemble(
                 features, target, loss=params["loss"], n_rules=params["n_rules"],

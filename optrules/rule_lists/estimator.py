@@ -78,8 +78,11 @@ class RuleListClassifier(RuleEstimator):
         "reference" follows the paper line by line; "fast" makes the same search (same list,
         bounds and counters) on compressed samples with vectorised children.
     verbose : int, default 0
-        If > 0, show a progress line on stderr during a search longer than 2 s (rewritten in
-        place on a terminal; a new line every 10 s otherwise).
+        If 1, show a progress line on stderr during a search longer than 2 s (rewritten in
+        place on a terminal; a new line every 10 s otherwise); if 2 or more, from the start
+        (every second when stderr is not a terminal). The line shows the elapsed time, prefixes
+        expanded, queue and map sizes, best objective, global lower bound and log10 of the
+        remaining search space.
 
     A first Ctrl-C (SIGINT) or SIGTERM during ``fit`` stops the search at its next node: the
     best list so far is kept, with ``status_ == "interrupted"`` and a warning; a second one
@@ -301,7 +304,7 @@ class RuleListClassifier(RuleEstimator):
 
     def _search(self, dataset, params, budget):
         """The search's result within ``budget``; sets nothing."""
-        progress = ProgressLog() if params["verbose"] else None
+        progress = ProgressLog.for_verbosity(params["verbose"]) if params["verbose"] else None
         try:
             return fit_rule_list(
                 dataset, params["lam"], engine=params["engine"], policy=params["policy"],
