@@ -162,8 +162,7 @@ class _VectorisedBranchAndBound(_BranchAndBound):
         batch = self.batch
         row = None if batch is None else batch.rows.get(node)
         if row is None:        # the first expansion of a batch: evaluate all its prefixes
-            live = [waiting for waiting in self.pending
-                    if not waiting.deleted and self._extension_pruned_by(waiting) is None]
+            live = [waiting for waiting in self.pending if not waiting.deleted]
             batch = self.batch = _Children(self, [node] + live)
             row = 0
         if batch.best != self.best_objective:           # R^c fell since the batch's tests
