@@ -9,7 +9,10 @@ own. Prints wall seconds, peak RSS, expansions, child evaluations, peak queue an
 with --cpp, each optrules run's wall time and peak memory as ratios of the C++ run's at the same
 λ (C++ in its fastest configuration: -c 2 -p 2, lower-bound queue with the captured-vector map),
 run just before it. The machines are shared, so compare ratios within one run, never absolute
-times across runs. λ = 0.005 takes minutes (C++ about 6, the fast engine about 1.5).
+times across runs. λ = 0.005 takes minutes (C++ about 6, the fast engine about 1.5). Both run on
+one core: the C++ program is single-threaded, and the optrules children get one BLAS thread
+(OPENBLAS_NUM_THREADS=1 and friends), since a second BLAS thread gains nothing on these small
+products and loses much when the other core is busy.
 """
 
 import argparse
@@ -39,12 +42,16 @@ def run_one(lam, symmetry_map, engine):
                       "map_size": stats["symmetry_map_size"]}))
 
 
-def timed(command, cwd=None):
+ONE_THREAD = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
+                                      "MKL_NUM_THREADS")}
+
+
+def timed(command, cwd=None, env=None):
     """(wall seconds, peak RSS in MB, stdout) of one child process (os.wait4 gives the child's
     own resource usage)."""
     start = time.perf_counter()
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                             text=True, cwd=cwd)
+                             text=True, cwd=cwd, env=env)
     out = child.stdout.read()
     _, status, usage = os.wait4(child.pid, 0)
     seconds = time.perf_counter() - start
@@ -88,7 +95,8 @@ def main():
         for engine in args.engine:
             for symmetry_map in args.map:
                 seconds, peak, line = timed([sys.executable, __file__, "--one", lam,
-                                             symmetry_map, engine])
+                                             symmetry_map, engine],
+                                            env=dict(os.environ, **ONE_THREAD))
                 r = json.loads(line)
                 ratios = f"{seconds / cpp_seconds:>10.2f} {peak / cpp_peak:>9.2f}" \
                     if cpp_seconds else ""
