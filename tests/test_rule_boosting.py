@@ -219,6 +219,50 @@ class TestReferenceBaseLearner(BaseLearnerTests):
     engine = "reference"
 
 
+class TestFastBaseLearner(BaseLearnerTests):
+    engine = "fast"
+
+
+def _same_search(problem, search, **options):
+    fast, reference = (fit_rule(problem, search=search, engine=engine, **options)
+                       for engine in ("fast", "reference"))
+    fields = ("query", "objective", "weight", "extent", "upper_bound", "status", "statistics")
+    assert [getattr(fast, f) for f in fields] == [getattr(reference, f) for f in fields]
+
+
+@given(gradient_instances(), st.sampled_from(["optimal", "greedy"]),
+       st.sampled_from([1, Fraction(1, 2), Fraction(9, 10)]), st.none() | st.integers(1, 3),
+       st.booleans(), st.booleans(), st.none() | st.integers(1, 12))
+def test_fast_base_learners_make_the_reference_search(instance, search, apx, max_depth,
+                                                      bound_pruning, equivalence_pruning,
+                                                      max_nodes):
+    """Floats decide only where their error bounds make them certain, so the fast learners
+    take every decision the reference ones take: the same query, exact values, status and
+    counters, for every switch, depth and node limit."""
+    problem = GradientProblem.from_values(*instance)
+    options = dict(apx=apx, max_depth=max_depth, max_nodes=max_nodes)
+    if search == "optimal":
+        options.update(bound_pruning=bound_pruning, equivalence_pruning=equivalence_pruning)
+    else:
+        options = dict(max_depth=max_depth)
+    _same_search(problem, search, **options)
+
+
+@given(st.integers(0, 2**32 - 1), st.sampled_from([0, 1, 2]), st.integers(2, 4))
+def test_fast_base_learners_with_massive_ties(seed, lam, depth):
+    """Parity-like data: equal |g|, so many children have exactly equal bounds and objectives
+    (the queue's near-tie ordering and the exact tie decisions at work)."""
+    rng = np.random.default_rng(seed)
+    n = 60
+    extents = rng.random((8, n)) < 0.5
+    g = np.where(rng.random(n) < 0.5, 0.5, -0.5)
+    problem = GradientProblem.from_values(extents, [f"p{j}" for j in range(8)], g,
+                                          np.full(n, 0.25), lam)
+    _same_search(problem, "optimal", max_depth=depth)
+    _same_search(problem, "optimal")
+    _same_search(problem, "greedy")
+
+
 class StopAfter(Budget):
     """A budget that answers ``reason`` from its ``calls``-th question on (a deterministic
     stand-in for a deadline, a memory cap or a signal)."""

@@ -30,7 +30,7 @@ __all__ = ["fit_rule_ensemble", "fit_rule", "BaseLearnerConfig", "ENGINES", "SEA
            "BASE_LEARNER_CONSTRAINTS", "ENSEMBLE_CONSTRAINTS"]
 
 #: Engine name -> module holding ``optimal_rule`` and ``greedy_rule``.
-ENGINES = {"reference": "optrules.reference.rule_boosting"}
+ENGINES = {"reference": "optrules.reference.rule_boosting", "fast": "optrules.fast.rule_boosting"}
 SEARCHES = {"optimal": "optimal_rule", "greedy": "greedy_rule"}
 
 
