@@ -43,7 +43,9 @@ def add_parser(commands):
     search.add_argument("--max-depth", type=positive_int, metavar="D")
     search.add_argument("--apx", default="1", metavar="α",
                         help="approximation factor in (0, 1] (default 1: optimal)")
-    search.add_argument("--engine", choices=sorted(ENGINES), default="reference")
+    search.add_argument("--engine", choices=sorted(ENGINES), default="reference",
+                        help="reference (default) or fast: the same rules; fast is not yet "
+                             "faster on most data")
     search.add_argument("--max-nodes", type=positive_int, metavar="N",
                         help="stop each rule's search after N nodes with its best rule and its "
                              "proven guarantee (boosting goes on)")
