@@ -81,6 +81,9 @@ def compressed(dataset):
 
 #: Most queued prefixes evaluated in one batch (its arrays are K × M, M the antecedents).
 _BATCH = 256
+#: Most multiply-adds of one batch's matrix products ((C + 1)·K·U·M): a batch on large data
+#: stays at tens of milliseconds, so limits and progress are still checked often.
+_BATCH_WORK = 1 << 26
 
 
 class _VectorisedBranchAndBound(_BranchAndBound):
@@ -117,6 +120,8 @@ class _VectorisedBranchAndBound(_BranchAndBound):
         np.add.at(table, (group.ravel(), n_classes), np.where(marked, dataset.weights, 0))
         self.columns = np.ascontiguousarray(table.T[:, np.newaxis, :],
                                             dtype=self.exact_float)           # (C + 1, 1, U)
+        self.batch_size = max(1, min(_BATCH, _BATCH_WORK // self.columns.size //
+                                     self.matrix.shape[0]))
         self.prefix_set = 0     # the prefix being expanded, a bitmask of antecedents (map keys)
 
     # ----- queue: a batch of the next prefixes, in pop order ------------------------------
@@ -150,7 +155,7 @@ class _VectorisedBranchAndBound(_BranchAndBound):
         self.pending.append(queue.pop())
         if policy not in ("lower-bound", "bfs"):
             return
-        while queue and len(self.pending) < _BATCH and \
+        while queue and len(self.pending) < self.batch_size and \
                 (ceiling is None or queue.first_priority()[0] <= ceiling):
             self.pending.append(queue.pop())
 

@@ -236,6 +236,23 @@ def test_fast_engine_evaluates_batches_of_prefixes(monkeypatch, policy):
     assert max(batch_sizes) > 1 and sum(batch_sizes) >= result.nodes_expanded
 
 
+def test_fast_engine_batches_are_smaller_on_large_data():
+    """A batch's products stay near 2**26 multiply-adds, so a limit or a progress line is never
+    far away on large data; the search is still the reference engine's."""
+    fast = importlib.import_module(ENGINES["fast"])
+    rng = np.random.default_rng(11)
+    data = BinaryDataset.from_bits([f"a{m}" for m in range(200)], rng.random((200, 2000)) < 0.5,
+                                   rng.random(2000) < 0.5)
+    data = data.with_minority(minority_bits(data))
+    search = fast._VectorisedBranchAndBound(fast.compressed(data), Fraction(1, 100),
+                                            SearchConfig())
+    groups = search.matrix.shape[1]
+    assert search.batch_size == (1 << 26) // (3 * groups * 200) < 256
+    results = [fit_rule_list(data, "1/100", engine=engine, max_nodes=300)
+               for engine in ("fast", "reference")]
+    assert results[0].statistics == results[1].statistics
+
+
 @given(rule_list_instances(weighted=False), st.sampled_from([1 << 22, 1 << 47]))
 def test_fast_engine_with_large_weights(instance, base):
     """Totals above 2**24 need float64 sums, and above about 2**58/q the int64 arrays could
