@@ -10,9 +10,10 @@ with --cpp, each optrules run's wall time and peak memory as ratios of the C++ r
 λ (C++ in its fastest configuration: -c 2 -p 2, lower-bound queue with the captured-vector map),
 run just before it. The machines are shared, so compare ratios within one run, never absolute
 times across runs. λ = 0.005 takes minutes (C++ about 6, the fast engine about 1.5). Both run on
-one core: the C++ program is single-threaded, and the optrules children get one BLAS thread
-(OPENBLAS_NUM_THREADS=1 and friends), since a second BLAS thread gains nothing on these small
-products and loses much when the other core is busy.
+one core: the C++ program is single-threaded, and the fast engine sets OpenBLAS to one thread
+while it searches (optrules.blas: a second thread gains nothing on its small products and loses
+much when the other core is busy); the optrules children also get OPENBLAS_NUM_THREADS=1 and
+friends, which covers the other BLAS libraries.
 """
 
 import argparse

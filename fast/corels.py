@@ -38,6 +38,7 @@ import time
 
 import numpy as np
 
+from optrules.blas import single_blas_thread
 from optrules.data import bitset
 from optrules.data.binary_dataset import BinaryDataset
 from optrules.reference.corels import _BranchAndBound, _Node, _priority, search_result
@@ -120,8 +121,8 @@ class _VectorisedBranchAndBound(_BranchAndBound):
         np.add.at(table, (group.ravel(), n_classes), np.where(marked, dataset.weights, 0))
         self.columns = np.ascontiguousarray(table.T[:, np.newaxis, :],
                                             dtype=self.exact_float)           # (C + 1, 1, U)
-        self.batch_size = max(1, min(_BATCH, _BATCH_WORK // self.columns.size //
-                                     self.matrix.shape[0]))
+        self.batch_size = max(1, min(_BATCH, _BATCH_WORK // max(1, self.matrix.size *
+                                                                 len(self.columns))))
         self.prefix_set = 0     # the prefix being expanded, a bitmask of antecedents (map keys)
 
     # ----- queue: a batch of the next prefixes, in pop order ------------------------------
@@ -409,4 +410,5 @@ def corels(dataset, lam, config):
         search = _BranchAndBound(dataset, lam, config)
     else:
         search = _VectorisedBranchAndBound(merged, lam, config)
-    return search_result(search, dataset, lam, config, start)
+    with single_blas_thread():      # small products: a second thread only costs (optrules.blas)
+        return search_result(search, dataset, lam, config, start)

@@ -34,6 +34,7 @@ import time
 
 import numpy as np
 
+from optrules.blas import single_blas_thread
 from optrules.data import bitset
 from optrules.reference.rule_boosting import (_PRUNE_KINDS, _RankedData, _bound, _result,
                                               shortest_equivalent_query)
@@ -362,7 +363,8 @@ def optimal_rule(problem, config):
     """Algorithm 1: the reference engine's :func:`~optrules.reference.rule_boosting.optimal_rule`
     (same parameters, search and result), its children evaluated in array operations."""
     start = time.perf_counter()
-    return _Search(problem, config).run(start)
+    with single_blas_thread():      # small products: a second thread only costs (optrules.blas)
+        return _Search(problem, config).run(start)
 
 
 def greedy_rule(problem, config):
