@@ -37,7 +37,7 @@ import numpy as np
 from optrules.blas import single_blas_thread
 from optrules.data import bitset
 from optrules.reference.rule_boosting import (_PRUNE_KINDS, _RankedData, _bound, _result,
-                                              shortest_equivalent_query)
+                                              greedy_search, shortest_equivalent_query)
 
 __all__ = ["optimal_rule", "greedy_rule"]
 
@@ -371,35 +371,28 @@ def greedy_rule(problem, config):
     """§4 baseline, as the reference engine's :func:`~optrules.reference.rule_boosting.greedy_rule`
     (same parameters and result): each round evaluates every proposition at once, and the
     exact objective decides among the candidates within float error of the largest."""
-    start = time.perf_counter()
-    data = _RankedData(problem)
-    floats = _Floats(problem, data)
-    n = problem.n_samples
-    query, extent = (), (1 << n) - 1
-    value = data.objective(extent)
-    statistics = dict.fromkeys(("nodes", "evaluations") + _PRUNE_KINDS, 0)
-    stop = None
-    while config.max_depth is None or len(query) < config.max_depth:
-        stop = config.budget.stop_reason()
-        if stop is not None:
-            break
-        statistics["nodes"] += 1
+    return greedy_search(problem, config, lambda data: _VectorisedStep(_Floats(problem, data)))
+
+
+class _VectorisedStep:
+    """One round of the greedy learner (``_greedy_step`` of the reference) in floats, decided
+    exactly among the candidates that could be the largest."""
+
+    def __init__(self, floats):
+        self.floats = floats
+
+    def __call__(self, data, query, extent, value):
+        floats = self.floats
         candidates = np.setdiff1d(np.arange(len(data.extents)), query)
-        statistics["evaluations"] += len(candidates)
         if not len(candidates):
-            break
-        words = bitset.from_int(extent, n)
+            return value, None
+        words = bitset.from_int(extent, floats.n)
         values, errors = floats.objectives(*floats.children(words, candidates)[:3])
-        # the running maximum with strict improvement: the first index of the largest value
-        contenders = candidates[values + errors >= (values - errors).max()]
+        # the exact largest is among those whose interval reaches the largest lower end; in
+        # index order with strict improvement, the first of the largest wins, as in the reference
         step = None
-        for a in contenders.tolist():
+        for a in candidates[values + errors >= (values - errors).max()].tolist():
             candidate = data.objective(extent & data.extents[a])
             if candidate > value:
                 value, step = candidate, a
-        if step is None:
-            break
-        query, extent = tuple(sorted(query + (step,))), extent & data.extents[step]
-    shortest = shortest_equivalent_query(data, extent, query)
-    return _result(problem, data, shortest, extent, value, None, stop or "heuristic",
-                   statistics, time.perf_counter() - start)
+        return value, step

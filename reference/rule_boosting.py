@@ -248,8 +248,29 @@ def greedy_rule(problem, config):
     honoured and the ``budget`` is asked before each round (a stop keeps the query so far, with
     the stop status); ``alpha`` and ``max_nodes`` do not apply.
     """
+    return greedy_search(problem, config, lambda data: _greedy_step)
+
+
+def _greedy_step(data, query, extent, value):
+    """One round of §4: (obj, a) of the proposition a ∉ q of largest obj(q ∪ {p_a}) above
+    ``value``, the lowest index on a tie; (``value``, None) if none is above it."""
+    step = None
+    for a, proposition in enumerate(data.extents):
+        if a in query:
+            continue
+        candidate = data.objective(extent & proposition)
+        if candidate > value:
+            value, step = candidate, a
+    return value, step
+
+
+def greedy_search(problem, config, step_for):
+    """The loop of :func:`greedy_rule`, each round's choice made by ``step_for(data)``, a
+    function like :func:`_greedy_step` (``data`` is the problem's :class:`_RankedData`); an
+    engine supplies its own way of making that same choice."""
     start = time.perf_counter()
     data = _RankedData(problem)
+    greedy_step = step_for(data)
     query, extent = (), (1 << problem.n_samples) - 1
     value = data.objective(extent)
     statistics = dict.fromkeys(("nodes", "evaluations") + _PRUNE_KINDS, 0)
@@ -259,14 +280,8 @@ def greedy_rule(problem, config):
         if stop is not None:
             break
         statistics["nodes"] += 1
-        step = None
-        for a, proposition in enumerate(data.extents):
-            if a in query:
-                continue
-            statistics["evaluations"] += 1
-            candidate = data.objective(extent & proposition)
-            if candidate > value:
-                value, step = candidate, a
+        statistics["evaluations"] += len(data.extents) - len(query)
+        value, step = greedy_step(data, query, extent, value)
         if step is None:
             break
         query, extent = tuple(sorted(query + (step,))), extent & data.extents[step]
