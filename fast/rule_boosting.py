@@ -28,6 +28,7 @@ Examples
 """
 
 import bisect
+import functools
 import heapq
 import itertools
 import time
@@ -36,8 +37,9 @@ import numpy as np
 
 from optrules.blas import single_blas_thread
 from optrules.data import bitset
-from optrules.reference.rule_boosting import (_PRUNE_KINDS, _RankedData, _bound, _result,
-                                              greedy_search, shortest_equivalent_query)
+from optrules.reference.rule_boosting import (_PRUNE_KINDS, _RankedData, _result,
+                                              greedy_search, grouped_bound,
+                                              shortest_equivalent_query)
 
 __all__ = ["optimal_rule", "greedy_rule"]
 
@@ -58,6 +60,11 @@ class _Floats:
         self.g = np.array([value / scale for value in data.g])
         self.h = np.array([value / scale for value in data.h])
         self.abs_g = np.abs(self.g)
+        self.exact_g = np.array(data.g, dtype=object)
+        self.exact_h = np.array(data.h, dtype=object)
+        # g_i/h_i correctly rounded (a quotient of Python integers), and the sign of g_i
+        self.ratio = np.array([g / h for g, h in zip(data.g, data.h)])
+        self.sign = np.sign(np.array([(g > 0) - (g < 0) for g in data.g]))
         self.lam = data.lam / scale
         self.scale = scale
         n = len(data.g)
@@ -68,27 +75,61 @@ class _Floats:
                                 dtype=bool).reshape(len(data.extents), n)
         self.n = n
 
-    def children(self, words, candidates):
-        """Σg, λ + Σh, Σ|g| (floats) and Thm 3.1's bound (float) of the children I ∩ I(p_a),
-        a in ``candidates``, of the node with packed extent ``words``."""
+    def children(self, words, candidates, tail):
+        """Σg, λ + Σh, Σ|g| and the grouped bound (floats) of the children I ∩ I(p_a), a in
+        ``candidates``, of the node with packed extent ``words`` and tail ``tail``."""
         members = np.flatnonzero(bitset.unpack(words, self.n))
+        return (*self.sums(members, candidates),
+                self.grouped_bounds(members, candidates, tail))
+
+    def sums(self, members, candidates):
+        """Σg, λ + Σh, Σ|g| (floats) of I(p_a) ∩ ``members``, a in ``candidates``."""
         inside = self.extents[np.ix_(candidates, members)].astype(np.float64)   # (A, m)
-        g, h = self.g[members], self.h[members]
-        total_g = inside @ g
-        total_d = self.lam + inside @ h
-        total_abs = inside @ self.abs_g[members]
-        positive, negative = g > 0, g < 0       # the order puts g > 0 first and g < 0 last
+        return (inside @ self.g[members], self.lam + inside @ self.h[members],
+                inside @ self.abs_g[members])
+
+    def grouped_bounds(self, members, candidates, tail):
+        """The reference's ``grouped_bound`` of every child I ∩ I(p_a), a > ``tail``: the
+        node's samples grouped by the propositions after ``tail`` (a child holds whole
+        groups), each group's g, h sums correctly rounded from their exact values, the groups in
+        exact order of G/H, then Thm 3.1's scan for all children at once as cumulative sums
+        (terms of one sign: relative error below ``relative_error``)."""
         bound = np.zeros(len(candidates))
-        for part, reverse in ((positive, False), (negative, True)):
-            if not part.any():
+        if not len(members) or not len(candidates):
+            return bound
+        keys = np.ascontiguousarray(np.packbits(self.extents[tail + 1:, members], axis=0).T)
+        keys = keys.view(np.dtype((np.void, keys.shape[1]))).ravel()
+        _, first, labels, counts = np.unique(keys, return_index=True, return_inverse=True,
+                                             return_counts=True)
+        representatives = members[first]
+        # single samples: their own values; merged groups: exact sums (Python integers)
+        g, h = self.g[representatives], self.h[representatives]
+        ratio, sign = self.ratio[representatives], self.sign[representatives]
+        exact = {}
+        merged = counts[labels.ravel()] > 1
+        if merged.any():
+            sums = np.zeros((2, len(first)), dtype=object)
+            np.add.at(sums[0], labels.ravel()[merged], self.exact_g[members[merged]])
+            np.add.at(sums[1], labels.ravel()[merged], self.exact_h[members[merged]])
+            for k in np.flatnonzero(counts > 1).tolist():
+                total_g, total_h = sums[0, k], sums[1, k]
+                exact[k] = (total_g, total_h)
+                g[k], h[k] = total_g / self.scale, total_h / self.scale
+                ratio[k], sign[k] = total_g / total_h, (total_g > 0) - (total_g < 0)
+        order = _exact_ratio_order(
+            ratio, representatives, counts > 1, lambda k: exact.get(k) or (
+                self.exact_g[representatives[k]], self.exact_h[representatives[k]]))
+        inside = self.extents[np.ix_(candidates, representatives[order])].astype(np.float64)
+        g, h, sign = g[order], h[order], sign[order]
+        for columns in (np.flatnonzero(sign > 0), np.flatnonzero(sign < 0)[::-1]):
+            if not len(columns):
                 continue
-            columns = np.flatnonzero(part)[::-1] if reverse else np.flatnonzero(part)
             sums_g = np.cumsum(inside[:, columns] * g[columns], axis=1)
             sums_d = self.lam + np.cumsum(inside[:, columns] * h[columns], axis=1)
             with np.errstate(divide="ignore", invalid="ignore"):
                 values = np.where(sums_d > 0, sums_g * sums_g / sums_d, 0.0)
             np.maximum(bound, values.max(axis=1), out=bound)
-        return total_g, total_d, total_abs, bound
+        return bound
 
     def objectives(self, total_g, total_d, total_abs):
         """Float obj (scaled like eq. 2.3 times 2n, unscaled by S) and its absolute error."""
@@ -100,16 +141,43 @@ class _Floats:
         return value, error
 
 
+def _exact_ratio_order(ratios, ranks, merged, exact_sums):
+    """Indices of the groups by G/H descending, exactly. ``ratios`` are the correctly rounded
+    quotients (monotone in the exact ones), so only runs of equal floats need more: single
+    samples (``merged`` false) are in exact order by their ``ranks`` (Alg. 1 line 1); other runs
+    compare the exact sums ``exact_sums(k)`` = (G_k, H_k), and a run whose exact ratios are all
+    equal keeps any order (specs §3: the tie order changes no bound)."""
+    order = np.argsort(-ratios, kind="stable")
+    starts = np.flatnonzero(np.diff(ratios[order])) + 1
+    if len(starts) == len(order) - 1:
+        return order
+    runs = []
+    for run in np.split(order, starts):
+        if len(run) > 1 and not merged[run].any():
+            run = run[np.argsort(ranks[run])]
+        elif len(run) > 1:
+            sums = [exact_sums(k) for k in run.tolist()]
+            g0, h0 = sums[0]
+            if any(g * h0 != g0 * h for g, h in sums):
+                ranked = sorted(zip(sums, run.tolist()), key=functools.cmp_to_key(
+                    lambda x, y: x[0][1] * y[0][0] - x[0][0] * y[0][1]))   # G/H descending
+                run = np.array([k for _, k in ranked])
+        runs.append(run)
+    return np.concatenate(runs)
+
+
 class _Node:
     """An open node: its query, packed extent and float bound; its augmentations (a, b, c) as
     arrays (b floats, inf for none yet) with the extent their bounds were computed on; exact
     bounds once some comparison needed them."""
 
     __slots__ = ("query", "words", "own_bound", "augment", "bound", "critical", "parent_words",
-                 "exact_bound", "exact_bounds")
+                 "bound_tail", "exact_bound", "exact_bounds")
 
-    def __init__(self, query, words, own_bound, augment, bound, critical, parent_words):
+    def __init__(self, query, words, own_bound, augment, bound, critical, parent_words,
+                 bound_tail):
         self.query = query
+        self.bound_tail = bound_tail       # the tail its bounds were computed for (its parent's)
         self.words = words
         self.own_bound = own_bound
         self.augment = augment
@@ -151,14 +219,15 @@ class _Search:
 
     def _exact_bound(self, node):
         if node.exact_bound is None:
-            node.exact_bound = _bound(self.data, bitset.to_int(node.words))
+            node.exact_bound = grouped_bound(self.data, bitset.to_int(node.words),
+                                             node.bound_tail)
         return node.exact_bound
 
     def _exact_augmentation_bound(self, node, index):
         a = int(node.augment[index])
         if a not in node.exact_bounds:
             extent = bitset.to_int(node.parent_words) & self.data.extents[a]
-            node.exact_bounds[a] = _bound(self.data, extent)
+            node.exact_bounds[a] = grouped_bound(self.data, extent, node.bound_tail)
         return node.exact_bounds[a]
 
     def _worth(self, bounds, exact_bound):
@@ -227,10 +296,10 @@ class _Search:
         config, floats, statistics = self.config, self.floats, self.statistics
         n_propositions, n = len(self.data.extents), self.problem.n_samples
         everything = bitset.from_int((1 << n) - 1, n)
-        root_bound = _bound(self.data, (1 << n) - 1)                       # line 5
+        root_bound = grouped_bound(self.data, (1 << n) - 1, -1)           # line 5
         root = _Node((), everything, float(root_bound / floats.scale),
                      np.arange(n_propositions), np.full(n_propositions, np.inf),
-                     np.arange(n_propositions), everything)            # line 4: b = ∞
+                     np.arange(n_propositions), everything, -1)        # line 4: b = ∞
         root.exact_bound = root_bound
         self._push(root)
         stop = None
@@ -275,7 +344,7 @@ class _Search:
         # (the incumbent only grows, so worth(b) only turns false).
         evaluated_at_start = positions[worth & ~implied[positions]]
         candidates = augment[evaluated_at_start]
-        total_g, total_d, total_abs, child_bounds = floats.children(words, candidates)
+        total_g, total_d, total_abs, child_bounds = floats.children(words, candidates, tail)
         values, errors = floats.objectives(total_g, total_d, total_abs)
         child_words = words & floats.packed[candidates]
         row_of = {p: r for r, p in enumerate(evaluated_at_start.tolist())}
@@ -337,8 +406,9 @@ class _Search:
                     critical[k] = found[0]
         depth_reached = config.max_depth is not None and len(node.query) + 1 >= config.max_depth
         exact = {}
+        tail = node.query[-1] if node.query else -1
         worth = self._worth(bounds, lambda k: exact.setdefault(
-            k, _bound(self.data, bitset.to_int(child_words[k]))))
+            k, grouped_bound(self.data, bitset.to_int(child_words[k]), tail)))
         for k, a in enumerate(augment.tolist()):                   # line 15
             if a != critical[k]:
                 statistics["equivalence_immediate"] += 1           # not a core query (3.6)
@@ -348,7 +418,7 @@ class _Search:
                 statistics["bound_immediate"] += 1
             else:                                                   # line 16
                 child = _Node(node.query + (a,), child_words[k], float(bounds[k]), augment,
-                              bounds, critical, node.words)
+                              bounds, critical, node.words, tail)
                 child.exact_bound = exact.get(k)
                 self._push(child)
 
@@ -386,8 +456,8 @@ class _VectorisedStep:
         candidates = np.setdiff1d(np.arange(len(data.extents)), query)
         if not len(candidates):
             return value, None
-        words = bitset.from_int(extent, floats.n)
-        values, errors = floats.objectives(*floats.children(words, candidates)[:3])
+        members = np.flatnonzero(bitset.unpack(bitset.from_int(extent, floats.n), floats.n))
+        values, errors = floats.objectives(*floats.sums(members, candidates))
         # the exact largest is among those whose interval reaches the largest lower end; in
         # index order with strict improvement, the first of the largest wins, as in the reference
         step = None

@@ -1,9 +1,11 @@
 """Optimal and greedy base learners for gradient rule boosting, readable reference.
 
 The optimal learner is Algorithm 1 of Boley et al. (2021): best-bound-first branch-and-bound
-over core queries (§3.2, prefix preservation (3.6)) with the tight bound of Thm 3.1, OPUS
-propagation of bounds and of critical indices (Thm 3.2, (3.7)/(3.8)), an approximation factor
-α, and post-processing to an approximately shortest equivalent query. The greedy learner is the
+over core queries (§3.2, prefix preservation (3.6)) with the tight bound of Thm 3.1 (applied to
+groups of samples that no query below a node can separate: ``grouped_bound``, never looser,
+specs/rule-boosting.md §3), OPUS propagation of bounds and of critical indices (Thm 3.2,
+(3.7)/(3.8)), an approximation factor α, and post-processing to an approximately shortest
+equivalent query. The greedy learner is the
 baseline of §4: add the proposition that most increases obj until none does.
 
 Names follow the paper: a query q is a tuple of proposition indices in increasing order,
@@ -21,6 +23,7 @@ References
    patterns in transaction databases." Discovery Science, 2004. (Core queries.)
 """
 
+import functools
 import heapq
 import itertools
 import time
@@ -31,7 +34,7 @@ import numpy as np
 from optrules.data import bitset
 from optrules.rule_boosting.model import RuleSearchResult
 
-__all__ = ["optimal_rule", "greedy_rule", "tight_bound"]
+__all__ = ["optimal_rule", "greedy_rule", "tight_bound", "grouped_bound"]
 
 _PRUNE_KINDS = ("bound_immediate", "bound_propagated", "equivalence_immediate",
                 "equivalence_propagated", "depth_limited")
@@ -50,6 +53,12 @@ class _RankedData:
         self.lam = problem.lam
         self.order = order
         self.extents = [_to_ranks(extent, rank) for extent in problem.extents]
+        # Each sample's propositions as one int (bit j: it lies in I(p_j)): the grouped bound
+        # groups samples by the bits above a query's tail.
+        self.row_keys = [0] * problem.n_samples
+        for j, extent in enumerate(self.extents):
+            for r in bitset.int_members(extent):
+                self.row_keys[r] |= 1 << j
 
     def sums(self, extent):
         members = bitset.int_members(extent)
@@ -89,8 +98,25 @@ def tight_bound(g, h, lam, members):
     return Fraction(best_num, best_den)
 
 
-def _bound(data, extent):
-    return tight_bound(data.g, data.h, data.lam, bitset.int_members(extent))
+def grouped_bound(data, extent, tail):
+    """Thm 3.1 over groups (specs/rule-boosting.md §3): the bound of ``extent`` for the
+    queries below a node whose tail is ``tail``.
+
+    Those queries add only propositions after ``tail``, so their extents within ``extent``
+    are unions of groups of samples that agree on every proposition after ``tail``. Thm 3.1
+    holds for any items with h > 0, so applied to the groups (summed g and h, in order of
+    decreasing G/H) it bounds them too, and it is never above the bound over single samples.
+    """
+    groups = {}
+    for r in bitset.int_members(extent):
+        key = data.row_keys[r] >> (tail + 1)
+        total_g, total_h = groups.get(key, (0, 0))
+        groups[key] = (total_g + data.g[r], total_h + data.h[r])
+    # G/H descending by integer cross-multiplication (H > 0); ties keep first-sample order
+    items = sorted(groups.values(), key=functools.cmp_to_key(
+        lambda x, y: x[1] * y[0] - x[0] * y[1]))
+    return tight_bound([g for g, _ in items], [h for _, h in items], data.lam,
+                       list(range(len(items))))
 
 
 def _implies(extent, proposition_extent):
@@ -147,7 +173,7 @@ def optimal_rule(problem, config):
     best_query, best_extent = (), everything                  # Alg. 1 line 3: q* = ⊤
     best = data.objective(everything)
     sequence = itertools.count()
-    root_bound = _bound(data, everything)
+    root_bound = grouped_bound(data, everything, -1)
     augmentations = [(i, None, i) for i in range(len(problem.extents))]  # line 4: b = ∞
     boundary = [(-root_bound, next(sequence), (), everything, augmentations)]  # line 5
 
@@ -184,7 +210,7 @@ def optimal_rule(problem, config):
             value = data.objective(child_extent)
             if value > best:                                  # line 11
                 best, best_query, best_extent = value, query + (a,), child_extent
-            child_bound = _bound(data, child_extent)          # line 12: Thm 3.1
+            child_bound = grouped_bound(data, child_extent, tail)  # line 12: Thm 3.1
             if not use_core_queries:
                 critical = a
             elif c < a and not _implies(extent, data.extents[c]):

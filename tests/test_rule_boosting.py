@@ -300,6 +300,31 @@ def test_tight_bound_is_the_best_subset(pairs, lam):
     assert scanned == best_subset_value(g, h, lam, list(range(len(g))))
 
 
+@given(gradient_instances(max_props=7, max_rows=30), st.integers(-1, 6), st.data())
+def test_grouped_bound_bounds_every_query_below_and_beats_the_sample_bound(instance, tail,
+                                                                           data):
+    """specs §3: below a node with tail t (queries adding only propositions after t), no query
+    beats the grouped bound, which is never above Thm 3.1's bound over single samples."""
+    import itertools
+    from optrules.reference.rule_boosting import _RankedData, grouped_bound, tight_bound
+    extents, names, g, h, lam = instance
+    tail = min(tail, len(extents) - 1)
+    ranked = _RankedData(GradientProblem.from_values(extents, names, g, h, lam))
+    node = data.draw(st.lists(st.integers(0, tail), max_size=2)) if tail >= 0 else []
+    extent = (1 << extents.shape[1]) - 1
+    for j in node:
+        extent &= ranked.extents[j]
+    bound = grouped_bound(ranked, extent, tail)
+    assert bound <= tight_bound(ranked.g, ranked.h, ranked.lam, bitset.int_members(extent))
+    later = range(tail + 1, len(extents))
+    for size in range(len(later) + 1):
+        for added in itertools.combinations(later, size):
+            below = extent
+            for j in added:
+                below &= ranked.extents[j]
+            assert ranked.objective(below) <= bound
+
+
 def test_noisy_parity_optimal_beats_greedy():
     """Fig. 1 of the paper: d = 3, n = 800 (train) and 800 (test), 8 rules, λ = 2.
 

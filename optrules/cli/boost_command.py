@@ -44,8 +44,7 @@ def add_parser(commands):
     search.add_argument("--apx", default="1", metavar="α",
                         help="approximation factor in (0, 1] (default 1: optimal)")
     search.add_argument("--engine", choices=sorted(ENGINES), default="reference",
-                        help="reference (default) or fast: the same rules; fast is not yet "
-                             "faster on most data")
+                        help="reference (default) or fast: the same rules, faster")
     search.add_argument("--max-nodes", type=positive_int, metavar="N",
                         help="stop each rule's search after N nodes with its best rule and its "
                              "proven guarantee (boosting goes on)")

@@ -50,7 +50,7 @@ _SHARED_DOC = """
     engine : {"reference", "fast"}, default "reference"
         "reference" follows the paper line by line; "fast" makes the same search (same rules,
         exact values and counters) with each node's children evaluated in array operations.
-        It is not yet faster on most data (issue 11 is under way), so it is not the default.
+        It is faster than "reference" but not yet the default (its speed target is open).
     verbose : int, default 0
         If > 0, print each rule on stderr as it is found, with a throttled progress line during
         a long search (from the start and every second in a log if 2 or more).

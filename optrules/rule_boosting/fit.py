@@ -152,7 +152,7 @@ def fit_rule_ensemble(X, y, *, loss="logistic", n_rules=10, lam=2, search="optim
     engine : {"reference", "fast"}, default "reference"
         "reference" follows the paper line by line; "fast" makes the same search (same rules,
         exact values and counters) with each node's children evaluated in array operations.
-        It is not yet faster on most data (issue 11 is under way), so it is not the default.
+        It is faster than "reference" but not yet the default (its speed target is open).
     intercept : bool, default False
         Add a first rule with the empty query (not counted in ``n_rules``).
     positive : optional
