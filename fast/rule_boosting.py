@@ -32,14 +32,16 @@ import functools
 import heapq
 import itertools
 import time
+from fractions import Fraction
 
 import numpy as np
 
 from optrules.blas import single_blas_thread
 from optrules.data import bitset
-from optrules.reference.rule_boosting import (_PRUNE_KINDS, _RankedData, _result,
+from optrules.reference.rule_boosting import (_PRUNE_KINDS, _RankedData, _greedy_step, _result,
                                               greedy_search, grouped_bound,
                                               shortest_equivalent_query)
+from optrules.reference.rule_boosting import optimal_rule as reference_optimal_rule
 
 __all__ = ["optimal_rule", "greedy_rule"]
 
@@ -429,9 +431,30 @@ class _Search:
                 "boundary": len(self.heap) + len(self.ready)}
 
 
+#: The float range the error bounds of specs §16 need: every nonzero |g_i|, every h_i, λ (when
+#: not 0) and α within [2**-_RANGE, 2**_RANGE], at most 2**20 samples. Then no sum, square,
+#: quotient or error term overflows or leaves the normal range (§16); elsewhere the reference
+#: engine runs.
+_RANGE = 200
+
+
+def _floats_are_safe(problem, alpha):
+    """Whether ``problem`` and α lie in the float range of :data:`_RANGE` (exact integer tests
+    on the scaled values: |v|/S ≥ 2**-R iff |v|·2**R ≥ S)."""
+    scale = problem.scale
+    values = [abs(v) for v in problem.g if v] + list(problem.h) + \
+        ([problem.lam] if problem.lam else [])
+    return problem.n_samples <= 1 << 20 and \
+        all(scale <= v << _RANGE and v <= scale << _RANGE for v in values) and \
+        alpha.numerator << _RANGE >= alpha.denominator
+
+
 def optimal_rule(problem, config):
     """Algorithm 1: the reference engine's :func:`~optrules.reference.rule_boosting.optimal_rule`
-    (same parameters, search and result), its children evaluated in array operations."""
+    (same parameters, search and result), its children evaluated in array operations; outside
+    the float range of :data:`_RANGE`, the reference engine itself."""
+    if not _floats_are_safe(problem, config.alpha):
+        return reference_optimal_rule(problem, config)
     start = time.perf_counter()
     with single_blas_thread():      # small products: a second thread only costs (optrules.blas)
         return _Search(problem, config).run(start)
@@ -440,7 +463,10 @@ def optimal_rule(problem, config):
 def greedy_rule(problem, config):
     """§4 baseline, as the reference engine's :func:`~optrules.reference.rule_boosting.greedy_rule`
     (same parameters and result): each round evaluates every proposition at once, and the
-    exact objective decides among the candidates within float error of the largest."""
+    exact objective decides among the candidates within float error of the largest; outside
+    the float range of :data:`_RANGE`, the reference engine's round."""
+    if not _floats_are_safe(problem, Fraction(1)):
+        return greedy_search(problem, config, lambda data: _greedy_step)
     return greedy_search(problem, config, lambda data: _VectorisedStep(_Floats(problem, data)))
 
 

@@ -8,6 +8,7 @@ import math
 from fractions import Fraction
 
 import numpy as np
+import pytest
 from hypothesis import given, strategies as st
 
 from optrules.data import bitset
@@ -246,6 +247,23 @@ def test_fast_base_learners_make_the_reference_search(instance, search, apx, max
     else:
         options = dict(max_depth=max_depth)
     _same_search(problem, search, **options)
+
+
+@pytest.mark.parametrize("g, h, lam, apx", [
+    ([1e-163, -1e-11], [3e-308, 1.0], 0, 1),          # G**2 underflows
+    ([1e9, -1], [1e-300, 1], 1, 1),                    # g/h overflows
+    ([1e300, -1], [1, 1], 1, 1),                       # obj overflows
+    ([1e50, -1e50, 1e50, -1e50, 1e-150], [1] * 5, 1, Fraction(1, 10**400))])   # α → 0.0
+def test_fast_base_learners_outside_the_float_range(g, h, lam, apx):
+    """Found by review: values whose floats overflow or underflow must not reach a float
+    decision; outside the range of specs §16 the fast engine runs the reference search."""
+    n = len(g)
+    extents = np.eye(n, dtype=bool)[:2] if n > 2 else np.eye(n, dtype=bool)
+    if n > 2:
+        extents = np.array([[1, 0, 1, 0, 1], [1, 1, 0, 0, 1]], dtype=bool)
+    problem = GradientProblem.from_values(extents, ["p0", "p1"], g, h, lam)
+    _same_search(problem, "optimal", apx=apx)
+    _same_search(problem, "greedy")
 
 
 @given(st.integers(0, 2**32 - 1), st.sampled_from([0, 1, 2]), st.integers(2, 4))
