@@ -257,10 +257,8 @@ def test_fast_base_learners_make_the_reference_search(instance, search, apx, max
 def test_fast_base_learners_outside_the_float_range(g, h, lam, apx):
     """Found by review: values whose floats overflow or underflow must not reach a float
     decision; outside the range of specs §16 the fast engine runs the reference search."""
-    n = len(g)
-    extents = np.eye(n, dtype=bool)[:2] if n > 2 else np.eye(n, dtype=bool)
-    if n > 2:
-        extents = np.array([[1, 0, 1, 0, 1], [1, 1, 0, 0, 1]], dtype=bool)
+    extents = np.eye(2, dtype=bool) if len(g) == 2 else \
+        np.array([[1, 0, 1, 0, 1], [1, 1, 0, 0, 1]], dtype=bool)
     problem = GradientProblem.from_values(extents, ["p0", "p1"], g, h, lam)
     _same_search(problem, "optimal", apx=apx)
     _same_search(problem, "greedy")
