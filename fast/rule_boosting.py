@@ -27,7 +27,6 @@ Examples
 ('p0',)
 """
 
-import bisect
 import functools
 import heapq
 import itertools
@@ -38,8 +37,9 @@ import numpy as np
 
 from optrules.blas import single_blas_thread
 from optrules.data import bitset
-from optrules.reference.rule_boosting import (_PRUNE_KINDS, _RankedData, _greedy_step, _result,
-                                              greedy_search, grouped_bound,
+from optrules.reference.rule_boosting import (_PRUNE_KINDS, KEY_BITS, ZERO_KEY, _RankedData,
+                                              _greedy_step, _result, greedy_search,
+                                              grouped_bound, queue_key,
                                               shortest_equivalent_query)
 from optrules.reference.rule_boosting import optimal_rule as reference_optimal_rule
 
@@ -76,13 +76,16 @@ class _Floats:
         self.extents = np.array([bitset.unpack(row, n) for row in self.packed],
                                 dtype=bool).reshape(len(data.extents), n)
         self.n = n
-
-    def children(self, words, candidates, tail):
-        """Σg, λ + Σh, Σ|g| and the grouped bound (floats) of the children I ∩ I(p_a), a in
-        ``candidates``, of the node with packed extent ``words`` and tail ``tail``."""
-        members = np.flatnonzero(bitset.unpack(words, self.n))
-        return (*self.sums(members, candidates),
-                self.grouped_bounds(members, candidates, tail))
+        # ratio_class[r]: the number of distinct exact g/h ratios before rank r
+        self.ratio_class = np.concatenate(([0], np.cumsum(
+            [g1 * h0 != g0 * h1 for g0, h0, g1, h1 in zip(data.g, data.h, data.g[1:],
+                                                           data.h[1:])], dtype=np.int64)))
+        # group_ids[t + 1, i]: sample i's group among all samples by the propositions after t
+        # (two samples share it iff they agree on all of them), built from the last one back
+        self.group_ids = np.zeros((len(data.extents) + 1, n), dtype=np.int64)
+        for t in range(len(data.extents) - 1, -1, -1):
+            self.group_ids[t] = np.unique(2 * self.group_ids[t + 1] + self.extents[t],
+                                          return_inverse=True)[1]
 
     def sums(self, members, candidates):
         """Σg, λ + Σh, Σ|g| (floats) of I(p_a) ∩ ``members``, a in ``candidates``."""
@@ -90,44 +93,85 @@ class _Floats:
         return (inside @ self.g[members], self.lam + inside @ self.h[members],
                 inside @ self.abs_g[members])
 
-    def grouped_bounds(self, members, candidates, tail):
-        """The reference's ``grouped_bound`` of every child I ∩ I(p_a), a > ``tail``: the
-        node's samples grouped by the propositions after ``tail`` (a child holds whole
-        groups), each group's g, h sums correctly rounded from their exact values, the groups in
-        exact order of G/H, then Thm 3.1's scan for all children at once as cumulative sums
-        (terms of one sign: relative error below ``relative_error``)."""
-        bound = np.zeros(len(candidates))
-        if not len(members) or not len(candidates):
-            return bound
-        keys = np.ascontiguousarray(np.packbits(self.extents[tail + 1:, members], axis=0).T)
-        keys = keys.view(np.dtype((np.void, keys.shape[1]))).ravel()
-        _, first, labels, counts = np.unique(keys, return_index=True, return_inverse=True,
-                                             return_counts=True)
-        representatives = members[first]
-        # single samples: their own values; merged groups: exact sums (Python integers)
-        g, h = self.g[representatives], self.h[representatives]
+    def groups(self, members, rows, tails):
+        """Samples grouped as the reference's ``grouped_bound`` groups them, for several sets
+        of samples at once: set r holds the ranks ``members[rows == r]`` (``rows`` ascending,
+        ranks ascending within a row) of a node with tail ``tails[r]``, grouped by the
+        propositions after it. Returns (R, width) arrays, row r holding set r's groups in exact
+        order of G/H descending (left-aligned, padded with sample -1 and zeros): each group's
+        first sample, its g and h sums (floats correctly rounded from the exact sums) and the
+        sign of its g sum."""
+        n = self.n
+        combined = rows * n + self.group_ids[tails[rows] + 1, members]
+        by_group = np.argsort(combined, kind="stable")     # within a group: rank order
+        combined = combined[by_group]
+        starts = np.flatnonzero(np.diff(combined, prepend=-1))     # combined >= 0
+        group_rows = combined[starts] // n
+        representatives = members[by_group[starts]]
+        ordered = members[by_group]
+        # A group of samples with one exact g/h ratio (one ratio class) is "pure": its ratio is
+        # known exactly (its class) and its g terms have one sign, so float sums have the
+        # relative error of §16. Other groups are summed exactly and rounded once.
+        classes = self.ratio_class[ordered]
+        pure = np.minimum.reduceat(classes, starts) == np.maximum.reduceat(classes, starts)
+        g = np.add.reduceat(self.g[ordered], starts)
+        h = np.add.reduceat(self.h[ordered], starts)
+        abs_g = np.add.reduceat(self.abs_g[ordered], starts)
         ratio, sign = self.ratio[representatives], self.sign[representatives]
-        exact = {}
-        merged = counts[labels.ravel()] > 1
-        if merged.any():
-            sums = np.zeros((2, len(first)), dtype=object)
-            np.add.at(sums[0], labels.ravel()[merged], self.exact_g[members[merged]])
-            np.add.at(sums[1], labels.ravel()[merged], self.exact_h[members[merged]])
-            for k in np.flatnonzero(counts > 1).tolist():
-                total_g, total_h = sums[0, k], sums[1, k]
-                exact[k] = (total_g, total_h)
-                g[k], h[k] = total_g / self.scale, total_h / self.scale
-                ratio[k], sign[k] = total_g / total_h, (total_g > 0) - (total_g < 0)
-        order = _exact_ratio_order(
-            ratio, representatives, counts > 1, lambda k: exact.get(k) or (
-                self.exact_g[representatives[k]], self.exact_h[representatives[k]]))
-        inside = self.extents[np.ix_(candidates, representatives[order])].astype(np.float64)
-        g, h, sign = g[order], h[order], sign[order]
-        for columns in (np.flatnonzero(sign > 0), np.flatnonzero(sign < 0)[::-1]):
-            if not len(columns):
-                continue
-            sums_g = np.cumsum(inside[:, columns] * g[columns], axis=1)
-            sums_d = self.lam + np.cumsum(inside[:, columns] * h[columns], axis=1)
+        rank = np.where(pure, classes[starts], -1)
+        exact_sums = lambda k: (self.exact_g[representatives[k]],
+                                self.exact_h[representatives[k]])      # the class's ratio
+        mixed = np.flatnonzero(~pure)
+        if len(mixed):
+            exact_g = np.add.reduceat(self.exact_g[ordered], starts)[mixed]
+            exact_h = np.add.reduceat(self.exact_h[ordered], starts)[mixed]
+            g[mixed] = (exact_g / self.scale).astype(np.float64)
+            h[mixed] = (exact_h / self.scale).astype(np.float64)
+            ratio[mixed] = (exact_g / exact_h).astype(np.float64)
+            sign[mixed] = np.sign(g[mixed])
+            exact_of = dict(zip(mixed.tolist(), zip(exact_g.tolist(), exact_h.tolist())))
+            exact_sums = lambda k, pure_sums=exact_sums: exact_of.get(k) or pure_sums(k)
+        # by row, then G/H descending: floats correctly rounded (monotone), then the exact
+        # class, then the first sample; only runs of equal floats with a mixed group need more
+        order = np.lexsort((representatives, rank, -ratio, group_rows))
+        if len(mixed):
+            order = _exact_ratio_order(order, ratio, group_rows, pure, exact_sums)
+        group_rows = group_rows[order]
+        counts = np.bincount(group_rows, minlength=len(tails))
+        column = np.arange(len(order)) - (np.cumsum(counts) - counts)[group_rows]
+        shape = (len(tails), counts.max(initial=0))
+        padded = (np.full(shape, -1), np.zeros(shape), np.zeros(shape), np.zeros(shape),
+                  np.zeros(shape))
+        for array, values in zip(padded, (representatives, g, h, sign, abs_g)):
+            array[group_rows, column] = values[order]
+        return padded
+
+    def scan(self, groups):
+        """Thm 3.1's scan over each row's set of ``groups`` (from :meth:`groups`)."""
+        _, g, h, sign, _ = groups
+        return self._scan(g, h, sign)
+
+    def children(self, groups, candidates):
+        """Σg, λ + Σh, Σ|g| and Thm 3.1's bound over ``groups`` (one row, from
+        :meth:`groups`) of every child I ∩ I(p_a), a in ``candidates``: a child holds whole
+        groups. Σg has absolute error below ``relative_error``·Σ|g| (group sums within their
+        own error, then summed), the others relative error below it (terms of one sign)."""
+        representatives, g, h, sign, abs_g = groups
+        inside = self.extents[np.ix_(candidates, representatives[0])].astype(np.float64)
+        sums = (inside @ g[0], self.lam + inside @ h[0], inside @ abs_g[0])
+        return (*sums, self._scan(inside * g, inside * h, sign))
+
+    def _scan(self, g, h, sign):
+        """Thm 3.1 per row of group sums ``g``, ``h`` (signs ``sign``, rows broadcast):
+        cumulative sums over the positive groups in order and over the negative ones in
+        reverse (terms of one sign, masked ones exact zeros: relative error below
+        ``relative_error``), the largest G²/(λ + H)."""
+        bound = np.zeros(len(g))
+        if not g.size:
+            return bound
+        for mask, step in ((sign > 0, 1), (sign < 0, -1)):
+            sums_g = np.cumsum(np.where(mask, g, 0.0)[:, ::step], axis=1)
+            sums_d = self.lam + np.cumsum(np.where(mask, h, 0.0)[:, ::step], axis=1)
             with np.errstate(divide="ignore", invalid="ignore"):
                 values = np.where(sums_d > 0, sums_g * sums_g / sums_d, 0.0)
             np.maximum(bound, values.max(axis=1), out=bound)
@@ -143,51 +187,62 @@ class _Floats:
         return value, error
 
 
-def _exact_ratio_order(ratios, ranks, merged, exact_sums):
-    """Indices of the groups by G/H descending, exactly. ``ratios`` are the correctly rounded
-    quotients (monotone in the exact ones), so only runs of equal floats need more: single
-    samples (``merged`` false) are in exact order by their ``ranks`` (Alg. 1 line 1); other runs
-    compare the exact sums ``exact_sums(k)`` = (G_k, H_k), and a run whose exact ratios are all
-    equal keeps any order (specs §3: the tie order changes no bound)."""
-    order = np.argsort(-ratios, kind="stable")
-    starts = np.flatnonzero(np.diff(ratios[order])) + 1
-    if len(starts) == len(order) - 1:
+def _exact_ratio_order(order, ratios, rows, pure, exact_sums):
+    """``order`` (groups by row, then correctly rounded G/H descending, then exact ratio class
+    for ``pure`` groups) made exact. The rounding is monotone, so only runs of equal floats in
+    one row can be out of order, and runs of pure groups are in exact order by class. A run
+    holding a mixed group is sorted by exact cross-multiplication of ``exact_sums(k)`` =
+    (G_k, H_k) (or any pair with G_k/H_k's ratio), unless its exact ratios are all equal
+    (specs §3: their order changes no bound)."""
+    sorted_ratios, sorted_rows = ratios[order], rows[order]
+    equal = np.flatnonzero((sorted_ratios[1:] == sorted_ratios[:-1]) &
+                           (sorted_rows[1:] == sorted_rows[:-1]))
+    if pure[order[equal]].all() and pure[order[equal + 1]].all():
         return order
-    runs = []
-    for run in np.split(order, starts):
-        if len(run) > 1 and not merged[run].any():
-            run = run[np.argsort(ranks[run])]
-        elif len(run) > 1:
-            sums = [exact_sums(k) for k in run.tolist()]
-            g0, h0 = sums[0]
-            if any(g * h0 != g0 * h for g, h in sums):
-                ranked = sorted(zip(sums, run.tolist()), key=functools.cmp_to_key(
-                    lambda x, y: x[0][1] * y[0][0] - x[0][0] * y[0][1]))   # G/H descending
-                run = np.array([k for _, k in ranked])
-        runs.append(run)
-    return np.concatenate(runs)
+    order = order.copy()
+    for run in np.split(equal, np.flatnonzero(np.diff(equal) > 1) + 1):
+        low, high = run[0], run[-1] + 2
+        groups = order[low:high]
+        if pure[groups].all():
+            continue
+        sums = [exact_sums(k) for k in groups.tolist()]
+        g0, h0 = sums[0]
+        if all(g * h0 == g0 * h for g, h in sums):
+            continue
+        ranked = sorted(zip(sums, groups.tolist()), key=functools.cmp_to_key(
+            lambda x, y: x[0][1] * y[0][0] - x[0][0] * y[0][1]))       # G/H descending
+        order[low:high] = [k for _, k in ranked]
+    return order
 
 
 class _Node:
-    """An open node: its query, packed extent and float bound; its augmentations (a, b, c) as
-    arrays (b floats, inf for none yet) with the extent their bounds were computed on; exact
-    bounds once some comparison needed them."""
+    """An open node: its query, packed extent, float bound (for its own tail) and queue key;
+    its augmentations (a, b, c) as arrays (b floats, inf for none yet), whose bounds were
+    computed on its parent's extent for its parent's tail; exact bounds once some comparison
+    needed them."""
 
-    __slots__ = ("query", "words", "own_bound", "augment", "bound", "critical", "parent_words",
-                 "bound_tail", "exact_bound", "exact_bounds")
+    __slots__ = ("query", "words", "bound", "key", "augment", "bounds", "critical",
+                 "parent_words", "exact_bound", "exact_bounds")
 
-    def __init__(self, query, words, own_bound, augment, bound, critical, parent_words,
-                 bound_tail):
+    def __init__(self, query, words, bound, key, augment, bounds, critical, parent_words):
         self.query = query
-        self.bound_tail = bound_tail       # the tail its bounds were computed for (its parent's)
         self.words = words
-        self.own_bound = own_bound
-        self.augment = augment
         self.bound = bound
+        self.key = key
+        self.augment = augment
+        self.bounds = bounds
         self.critical = critical
         self.parent_words = parent_words
         self.exact_bound = None
         self.exact_bounds = {}             # augmentation a -> its exact bound
+
+    @property
+    def tail(self):
+        return self.query[-1] if self.query else -1
+
+    @property
+    def parent_tail(self):
+        return self.query[-2] if len(self.query) > 1 else -1
 
 
 class _Search:
@@ -209,27 +264,24 @@ class _Search:
         self.best_query, self.best_extent = (), everything
         self._set_best(self.data.objective(everything))
         self.sequence = itertools.count()
-        self.heap = []          # (-float bound, sequence, node)
-        self.ready = []         # near-tied nodes ordered exactly: sorted (exact bound, -seq)
-        self.ready_keys = []
-        self.ready_low = None   # the smallest float bound among ``ready``'s nodes
+        self.heap = []          # (-key, sequence, node)
 
     # ----- exact values, when floats cannot decide -------------------------------------------
     def _set_best(self, exact):
         self.best = exact                                          # scaled by S, as reference
         self.best_float = float(exact / self.floats.scale)
+        self.best_key = queue_key(exact / self.alpha / self.floats.scale)
 
     def _exact_bound(self, node):
         if node.exact_bound is None:
-            node.exact_bound = grouped_bound(self.data, bitset.to_int(node.words),
-                                             node.bound_tail)
+            node.exact_bound = grouped_bound(self.data, bitset.to_int(node.words), node.tail)
         return node.exact_bound
 
     def _exact_augmentation_bound(self, node, index):
         a = int(node.augment[index])
         if a not in node.exact_bounds:
             extent = bitset.to_int(node.parent_words) & self.data.extents[a]
-            node.exact_bounds[a] = grouped_bound(self.data, extent, node.bound_tail)
+            node.exact_bounds[a] = grouped_bound(self.data, extent, node.parent_tail)
         return node.exact_bounds[a]
 
     def _worth(self, bounds, exact_bound):
@@ -246,52 +298,14 @@ class _Search:
             worth[i] = self.best < self.alpha * exact_bound(i)
         return worth
 
-    # ----- the queue: float order, exact among near ties --------------------------------------
-    def _push(self, node):
-        entry = (-node.own_bound, next(self.sequence), node)
-        if self.ready and -entry[0] >= self.ready_low * (1 - 2 * self.margin):
-            self._make_ready([entry])
-            self._gather()
-        else:
-            heapq.heappush(self.heap, entry)
-
-    def _gather(self):
-        """Move the heap's nodes within float error of ``ready``'s lowest into ``ready``
-        (transitively: its lowest may fall), so no node left in the heap can be exactly above
-        a node of ``ready``."""
-        while self.heap and -self.heap[0][0] >= self.ready_low * (1 - 2 * self.margin):
-            self._make_ready([heapq.heappop(self.heap)])
-
-    def _make_ready(self, entries):
-        """Order ``entries`` (and ``ready``) by exact bound, ties by insertion order."""
-        for negative_bound, sequence, node in entries:
-            key = (self._exact_bound(node), -sequence)
-            position = bisect.bisect(self.ready_keys, key)
-            self.ready_keys.insert(position, key)
-            self.ready.insert(position, (negative_bound, sequence, node))
-            low = -negative_bound
-            self.ready_low = low if self.ready_low is None else min(self.ready_low, low)
-
-    def _pop(self):
-        """The open node of largest exact bound, ties by insertion order (line 7)."""
-        if not self.ready:
-            top = heapq.heappop(self.heap)
-            if not self.heap or -self.heap[0][0] < -top[0] * (1 - 2 * self.margin):
-                return top                  # no near tie: the float order is the exact one
-            self._make_ready([top])
-            self._gather()
-        self.ready_keys.pop()
-        entry = self.ready.pop()
-        if not self.ready:
-            self.ready_low = None
-        return entry
-
-    def _open_bound(self):
-        """The largest exact bound of an open node (for a stopped search)."""
-        entries = self.heap + self.ready
-        top = max(-entry[0] for entry in entries)
-        return max(self._exact_bound(node) for negative, _, node in entries
-                   if -negative >= top * (1 - 2 * self.margin))
+    def _keys(self, bounds, exact_bound):
+        """The reference's ``queue_key`` of float bounds: from the floats when both ends of
+        their error interval have the same key, else exactly (``exact_bound(i)``)."""
+        low = _float_keys(bounds * (1 - self.margin))
+        high = _float_keys(bounds * (1 + self.margin))
+        for i in np.flatnonzero(low != high):
+            low[i] = queue_key(exact_bound(i) / self.floats.scale)
+        return low
 
     # ----- Algorithm 1 ---------------------------------------------------------------------
     def run(self, start):
@@ -300,37 +314,49 @@ class _Search:
         everything = bitset.from_int((1 << n) - 1, n)
         root_bound = grouped_bound(self.data, (1 << n) - 1, -1)           # line 5
         root = _Node((), everything, float(root_bound / floats.scale),
-                     np.arange(n_propositions), np.full(n_propositions, np.inf),
-                     np.arange(n_propositions), everything, -1)        # line 4: b = ∞
+                     queue_key(root_bound / floats.scale), np.arange(n_propositions),
+                     np.full(n_propositions, np.inf), np.arange(n_propositions),
+                     everything)                                           # line 4: b = ∞
         root.exact_bound = root_bound
         self._push(root)
         stop = None
-        while self.heap or self.ready:
+        while self.heap:
             stop = "node-limit" if config.max_nodes is not None and \
                 statistics["nodes"] >= config.max_nodes else config.budget.stop_reason()
             if stop is not None:
                 break
-            negative_bound, _, node = self._pop()
-            if not self._worth(np.array([-negative_bound]), lambda i: self._exact_bound(node))[0]:
+            node = heapq.heappop(self.heap)[2]                            # line 7
+            if not self._worth(np.array([node.bound]), lambda i: self._exact_bound(node))[0]:
                 statistics["bound_immediate"] += 1
+                if node.key < self.best_key:     # every key left is as low: all fail
+                    statistics["bound_immediate"] += len(self.heap)
+                    self.heap.clear()
                 continue
             statistics["nodes"] += 1
             self._expand(node)
             if config.progress is not None:
                 config.progress(statistics["nodes"], self._progress_figures)
         upper = self.best / self.alpha if stop is None else max(
-            [self.best / self.alpha] + ([self._open_bound()] if self.heap or self.ready else []))
+            [self.best / self.alpha] + ([self._open_bound()] if self.heap else []))
         status = stop or ("optimal" if self.alpha == 1 else "approximate")
         shortest = shortest_equivalent_query(self.data, self.best_extent, self.best_query)
         return _result(self.problem, self.data, shortest, self.best_extent, self.best, upper,
                        status, statistics, time.perf_counter() - start)
 
+    def _push(self, node):
+        heapq.heappush(self.heap, (-node.key, next(self.sequence), node))
+
+    def _open_bound(self):
+        """The largest exact bound of an open node (for a stopped search)."""
+        top = max(entry[2].bound for entry in self.heap)
+        return max(self._exact_bound(node) for _, _, node in self.heap
+                   if node.bound >= top * (1 - 2 * self.margin))
+
     def _expand(self, node):
         """Lines 8-16 for every augmentation of ``node`` at once (see the reference)."""
         statistics, floats = self.statistics, self.floats
-        query, words = node.query, node.words
-        tail = query[-1] if query else -1
-        augment, bounds, critical = node.augment, node.bound, node.critical
+        query, words, tail = node.query, node.words, node.tail
+        augment, bounds, critical = node.augment, node.bounds, node.critical
         live = augment > tail
         if self.use_core_queries:                                   # (3.8)
             propagated = live & (tail > critical)
@@ -346,7 +372,9 @@ class _Search:
         # (the incumbent only grows, so worth(b) only turns false).
         evaluated_at_start = positions[worth & ~implied[positions]]
         candidates = augment[evaluated_at_start]
-        total_g, total_d, total_abs, child_bounds = floats.children(words, candidates, tail)
+        members = np.flatnonzero(bitset.unpack(words, floats.n))
+        groups = floats.groups(members, np.zeros(len(members), np.int64), np.array([tail]))
+        total_g, total_d, total_abs, child_bounds = floats.children(groups, candidates)
         values, errors = floats.objectives(total_g, total_d, total_abs)
         child_words = words & floats.packed[candidates]
         row_of = {p: r for r, p in enumerate(evaluated_at_start.tolist())}
@@ -376,7 +404,7 @@ class _Search:
                     break
             cursor = len(positions) if improved_at is None else cursor + improved_at + 1
         evaluated = np.array(evaluated, dtype=np.int64)
-        self._refine(node, evaluated_at_start[evaluated], child_bounds[evaluated],
+        self._refine(node, members, evaluated_at_start[evaluated], child_bounds[evaluated],
                      child_words[evaluated], implied_by_node)
 
     def _improves(self, value, error, child_words):
@@ -388,47 +416,68 @@ class _Search:
             return False
         return self.data.objective(bitset.to_int(child_words)) > self.best
 
-    def _refine(self, node, positions, bounds, child_words, implied_by_node):
+    def _refine(self, node, members, positions, bounds, child_words, implied_by_node):
         """Lines 12-16 for the evaluated children (``positions`` in ``node``'s augmentations):
-        critical indices, then the children queued."""
+        critical indices, then the children queued with their own bounds."""
         statistics, floats, config = self.statistics, self.floats, self.config
         augment = node.augment[positions]
         critical = augment.copy()
         if self.use_core_queries:
-            for k, (a, c) in enumerate(zip(augment.tolist(),
-                                           node.critical[positions].tolist())):
-                if c < a and not implied_by_node[c]:
-                    critical[k] = c                                 # line 13, (3.7)
-                    continue
+            inherited = node.critical[positions]
+            shortcut = (inherited < augment) & ~implied_by_node[inherited]
+            critical[shortcut] = inherited[shortcut]                # line 13, (3.7)
+            scanned = np.flatnonzero(~shortcut)
+            if len(scanned):
                 # crt(q p_a) = min{j < a : q p_a → p_j and q ↛ p_j}, else a
-                witnesses = ~(child_words[k] & ~floats.packed[:a]).any(axis=1) & \
-                    ~implied_by_node[:a]
-                found = np.flatnonzero(witnesses)
-                if found.size:
-                    critical[k] = found[0]
-        depth_reached = config.max_depth is not None and len(node.query) + 1 >= config.max_depth
+                implies = ~(child_words[scanned, None, :] & ~floats.packed).any(axis=2)
+                witnesses = implies & ~implied_by_node & \
+                    (np.arange(len(floats.packed)) < augment[scanned, None])
+                found = witnesses.any(axis=1)
+                critical[scanned[found]] = witnesses[found].argmax(axis=1)
+        tail = node.tail
+        worth = self._worth(bounds, lambda k: grouped_bound(
+            self.data, bitset.to_int(child_words[k]), tail))
+        core = augment == critical
+        statistics["equivalence_immediate"] += int(np.count_nonzero(~core))   # (3.6)
+        if config.max_depth is not None and len(node.query) + 1 >= config.max_depth:
+            statistics["depth_limited"] += int(np.count_nonzero(core))
+            return
+        statistics["bound_immediate"] += int(np.count_nonzero(core & ~worth))
+        kept = np.flatnonzero(core & worth)                        # line 16, in order
+        if not len(kept):
+            return
+        # each child's own bound, for its own tail (specs §3), all at once
+        inside = floats.extents[np.ix_(augment[kept], members)]
+        rows, columns = np.nonzero(inside)
+        own = floats.scan(floats.groups(members[columns], rows, augment[kept]))
         exact = {}
-        tail = node.query[-1] if node.query else -1
-        worth = self._worth(bounds, lambda k: exact.setdefault(
-            k, grouped_bound(self.data, bitset.to_int(child_words[k]), tail)))
-        for k, a in enumerate(augment.tolist()):                   # line 15
-            if a != critical[k]:
-                statistics["equivalence_immediate"] += 1           # not a core query (3.6)
-            elif depth_reached:
-                statistics["depth_limited"] += 1
-            elif not worth[k]:
-                statistics["bound_immediate"] += 1
-            else:                                                   # line 16
-                child = _Node(node.query + (a,), child_words[k], float(bounds[k]), augment,
-                              bounds, critical, node.words, tail)
-                child.exact_bound = exact.get(k)
-                self._push(child)
+        own_exact = lambda i: exact.setdefault(i, grouped_bound(
+            self.data, bitset.to_int(child_words[kept[i]]), int(augment[kept[i]])))
+        own_worth = self._worth(own, own_exact)
+        statistics["bound_immediate"] += int(np.count_nonzero(~own_worth))
+        pushed = np.flatnonzero(own_worth)
+        keys = self._keys(own[pushed], lambda i: own_exact(pushed[i])).tolist()
+        for i, key in zip(pushed.tolist(), keys):
+            k = kept[i]
+            child = _Node(node.query + (int(augment[k]),), child_words[k], float(own[i]),
+                          key, augment, bounds, critical, node.words)
+            child.exact_bound = exact.get(i)
+            self._push(child)
 
     def _progress_figures(self):
         unit = 2 * self.problem.n_samples
-        top = max([-entry[0] for entry in self.heap[:1] + self.ready[-1:]] + [self.best_float])
+        top = max([entry[2].bound for entry in self.heap[:1]] + [self.best_float])
         return {"objective": self.best_float / unit, "upper_bound": top / unit,
-                "boundary": len(self.heap) + len(self.ready)}
+                "boundary": len(self.heap)}
+
+
+def _float_keys(values):
+    """``queue_key`` of floats (exact for them): the binary exponent and the first
+    ``KEY_BITS`` mantissa bits after the leading one; ``ZERO_KEY`` for 0."""
+    mantissa, exponent = np.frexp(values)             # values = mantissa·2**exponent, [0.5, 1)
+    keys = ((exponent.astype(np.int64) - 1) << (KEY_BITS + 1)) + \
+        np.floor(np.ldexp(mantissa, KEY_BITS + 1)).astype(np.int64)
+    return np.where(values > 0, keys, ZERO_KEY)
 
 
 #: The float range the error bounds of specs §16 need: every nonzero |g_i|, every h_i, λ (when

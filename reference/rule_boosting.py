@@ -34,7 +34,7 @@ import numpy as np
 from optrules.data import bitset
 from optrules.rule_boosting.model import RuleSearchResult
 
-__all__ = ["optimal_rule", "greedy_rule", "tight_bound", "grouped_bound"]
+__all__ = ["optimal_rule", "greedy_rule", "tight_bound", "grouped_bound", "queue_key"]
 
 _PRUNE_KINDS = ("bound_immediate", "bound_propagated", "equivalence_immediate",
                 "equivalence_propagated", "depth_limited")
@@ -119,6 +119,35 @@ def grouped_bound(data, extent, tail):
                        list(range(len(items))))
 
 
+#: Bits of a bound's binary mantissa in its :func:`queue_key`, after the leading one.
+KEY_BITS = 20
+#: The key of a zero bound, below every other key.
+ZERO_KEY = -(1 << 62)
+
+
+def queue_key(value):
+    """The boundary's order key of a bound ``value`` (a Fraction >= 0; specs §5).
+
+    The binary exponent e (2**e <= value < 2**(e+1)) and the first :data:`KEY_BITS` bits of
+    the mantissa after the leading one, as the integer e·2**(KEY_BITS+1) + ⌊value·2**(KEY_BITS−e)⌋:
+    monotone in the value and equal for values within a factor 1 + 2**-KEY_BITS. Exactly equal
+    bounds get equal keys and leave the queue in insertion order, and so do nearly equal ones,
+    which the fast engine can then order without exact arithmetic.
+
+    >>> queue_key(Fraction(1)) == 2 ** 20, queue_key(Fraction(3, 2)) == 2 ** 20 + 2 ** 19
+    (True, True)
+    """
+    if value <= 0:
+        return ZERO_KEY
+    p, q = value.numerator, value.denominator
+    e = p.bit_length() - q.bit_length()              # e or e + 1 is the exponent
+    if (p << max(-e, 0)) < (q << max(e, 0)):
+        e -= 1
+    shift = KEY_BITS - e
+    mantissa = (p << shift) // q if shift >= 0 else p // (q << -shift)
+    return (e << (KEY_BITS + 1)) + mantissa
+
+
 def _implies(extent, proposition_extent):
     """q → p: I(q) ⊆ I(p)."""
     return extent & ~proposition_extent == 0
@@ -153,9 +182,10 @@ def optimal_rule(problem, config):
 
     Notes
     -----
-    The boundary pops the largest bound first, ties by insertion order; augmentations are
-    scanned in proposition order and q* changes only on strict improvement, so the result is
-    deterministic. With ``max_depth`` set, core-query condensation is switched off (a core query
+    A node's bound is ``grouped_bound`` for its own tail, tighter than the augmentation bound
+    its parent hands on (specs §3). The boundary pops the largest :func:`queue_key` of the node
+    bound first, ties by insertion order. Augmentations are scanned in proposition order and
+    q* changes only on strict improvement, so the result is deterministic. With ``max_depth`` set, core-query condensation is switched off (a core query
     can be longer than an equivalent short query) while augmentations implied by the query
     (q → p_a) are still skipped, and the result is optimal over all conjunctions of at most
     ``max_depth`` propositions.
@@ -173,25 +203,35 @@ def optimal_rule(problem, config):
     best_query, best_extent = (), everything                  # Alg. 1 line 3: q* = ⊤
     best = data.objective(everything)
     sequence = itertools.count()
-    root_bound = grouped_bound(data, everything, -1)
-    augmentations = [(i, None, i) for i in range(len(problem.extents))]  # line 4: b = ∞
-    boundary = [(-root_bound, next(sequence), (), everything, augmentations)]  # line 5
+
+    def key(bound):
+        return queue_key(bound / problem.scale)
 
     def worth(bound):                                     # the bound test of line 9, with α
         return not config.bound_pruning or bound is None or best < alpha * bound
 
+    def push(bound, query, extent, augmentations):
+        heapq.heappush(boundary, (-key(bound), next(sequence), bound, query, extent,
+                                  augmentations))
+
+    boundary = []
+    augmentations = [(i, None, i) for i in range(len(problem.extents))]  # line 4: b = ∞
+    push(grouped_bound(data, everything, -1), (), everything, augmentations)  # line 5
     stop = None                                               # the stop status, if any
     while boundary:                                           # line 6
         stop = "node-limit" if config.max_nodes is not None and \
             statistics["nodes"] >= config.max_nodes else config.budget.stop_reason()
         if stop is not None:
             break
-        negative_bound, _, query, extent, augmentations = heapq.heappop(boundary)  # line 7
-        if not worth(-negative_bound):
+        negative_key, _, bound, query, extent, augmentations = heapq.heappop(boundary)  # 7
+        if not worth(bound):
             statistics["bound_immediate"] += 1
+            if -negative_key < key(best / alpha):   # every key left is as low: all fail
+                statistics["bound_immediate"] += len(boundary)
+                boundary.clear()
             continue
-        statistics["nodes"] += 1
         tail = query[-1] if query else -1
+        statistics["nodes"] += 1
         refined = []                                          # line 8: A' = ∅
         for a, b, c in augmentations:                         # line 9
             if a <= tail:
@@ -226,15 +266,18 @@ def optimal_rule(problem, config):
                 statistics["depth_limited"] += 1
             elif not worth(b):
                 statistics["bound_immediate"] += 1
-            else:                                             # line 16
-                heapq.heappush(boundary, (-b, next(sequence), query + (a,), child_extent,
-                                          children))
+            else:      # line 16, with the child's own bound, for its own tail (specs §3)
+                own = grouped_bound(data, child_extent, a)
+                if worth(own):
+                    push(own, query + (a,), child_extent, children)
+                else:
+                    statistics["bound_immediate"] += 1
         if config.progress is not None:
             config.progress(statistics["nodes"], lambda: _progress_figures(
                 problem, best, boundary, len(boundary)))
     # §3.2 end: a stopped search is bounded by its open boundary as well
     upper = best / alpha if stop is None else max(
-        [best / alpha] + [-entry[0] for entry in boundary])
+        [best / alpha] + [entry[2] for entry in boundary])
     status = stop or ("optimal" if alpha == 1 else "approximate")
     shortest = shortest_equivalent_query(data, best_extent, best_query)   # line 17
     return _result(problem, data, shortest, best_extent, best, upper, status, statistics,
@@ -245,7 +288,7 @@ def _progress_figures(problem, best, boundary, size):
     """What a progress line shows: obj(q*), the largest open bound (eq. 2.3 units, as floats)
     and the boundary's size."""
     unit = 2 * problem.n_samples * problem.scale
-    bound = max(best, -boundary[0][0]) if boundary else best
+    bound = max([best] + [entry[2] for entry in boundary[:1]])
     return {"objective": float(best / unit), "upper_bound": float(bound / unit),
             "boundary": size}
 

@@ -52,7 +52,8 @@ def rule(k=0, *keys):
 
 
 def _rename_feature(entry, feature):
-    """Rename the feature of a rule's first condition, in its text too (a careful forgery)."""
+    """Rename the feature of a rule's first condition, in its text too (a careful forgery;
+    the text lists conditions by feature name, so the new name must sort like the old)."""
     entry["text"] = entry["text"].replace(entry["conditions"][0][0], feature)
     entry["conditions"][0][0] = feature
 
@@ -118,8 +119,8 @@ FORGERIES = [
     ("classifier.json", lambda b: b["model"]["rules"].pop(),
      "model.rules has 2 rules, but the parameters n_rules=3 and intercept=False ask for 3 and "
      "model.status is 'complete'"),
-    ("classifier.json", lambda b: _rename_feature(rule(0)(b), "weight"),
-     "model.rules[0].conditions: a condition tests 'weight', which is not a feature"),
+    ("classifier.json", lambda b: _rename_feature(rule(0)(b), "cost"),
+     "model.rules[0].conditions: a condition tests 'cost', which is not a feature"),
     ("poisson.json", lambda b: b["model"].update(classes=["a", "b"]),
      "model.classes must be null for the poisson loss"),
     ("poisson.json", lambda b: b["model"].update(base_score="2"),
