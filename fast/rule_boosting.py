@@ -216,16 +216,19 @@ def _exact_ratio_order(order, ratios, rows, pure, exact_sums):
 
 
 class _Node:
-    """An open node: its query, packed extent, float bound (for its own tail) and queue key;
+    """An open node: its query, packed extent, float bound (for its own tail), queue key and
+    the groups that bound was computed from;
     its augmentations (a, b, c) as arrays (b floats, inf for none yet), whose bounds were
     computed on its parent's extent for its parent's tail; exact bounds once some comparison
     needed them."""
 
     __slots__ = ("query", "words", "bound", "key", "augment", "bounds", "critical",
-                 "parent_words", "exact_bound", "exact_bounds")
+                 "parent_words", "groups", "exact_bound", "exact_bounds")
 
-    def __init__(self, query, words, bound, key, augment, bounds, critical, parent_words):
+    def __init__(self, query, words, bound, key, augment, bounds, critical, parent_words,
+                 groups=None):
         self.query = query
+        self.groups = groups               # its samples grouped for its tail, if known
         self.words = words
         self.bound = bound
         self.key = key
@@ -373,7 +376,9 @@ class _Search:
         evaluated_at_start = positions[worth & ~implied[positions]]
         candidates = augment[evaluated_at_start]
         members = np.flatnonzero(bitset.unpack(words, floats.n))
-        groups = floats.groups(members, np.zeros(len(members), np.int64), np.array([tail]))
+        groups = node.groups or floats.groups(members, np.zeros(len(members), np.int64),
+                                              np.array([tail]))
+        node.groups = None                  # not needed again: free it
         total_g, total_d, total_abs, child_bounds = floats.children(groups, candidates)
         values, errors = floats.objectives(total_g, total_d, total_abs)
         child_words = words & floats.packed[candidates]
@@ -449,7 +454,8 @@ class _Search:
         # each child's own bound, for its own tail (specs §3), all at once
         inside = floats.extents[np.ix_(augment[kept], members)]
         rows, columns = np.nonzero(inside)
-        own = floats.scan(floats.groups(members[columns], rows, augment[kept]))
+        groups = floats.groups(members[columns], rows, augment[kept])
+        own = floats.scan(groups)
         exact = {}
         own_exact = lambda i: exact.setdefault(i, grouped_bound(
             self.data, bitset.to_int(child_words[kept[i]]), int(augment[kept[i]])))
@@ -457,10 +463,12 @@ class _Search:
         statistics["bound_immediate"] += int(np.count_nonzero(~own_worth))
         pushed = np.flatnonzero(own_worth)
         keys = self._keys(own[pushed], lambda i: own_exact(pushed[i])).tolist()
+        widths = np.count_nonzero(groups[0] >= 0, axis=1)
         for i, key in zip(pushed.tolist(), keys):
             k = kept[i]
-            child = _Node(node.query + (int(augment[k]),), child_words[k], float(own[i]),
-                          key, augment, bounds, critical, node.words)
+            child = _Node(node.query + (int(augment[k]), ), child_words[k], float(own[i]),
+                          key, augment, bounds, critical, node.words,
+                          tuple(array[i:i + 1, :widths[i]].copy() for array in groups))
             child.exact_bound = exact.get(i)
             self._push(child)
 

@@ -332,6 +332,8 @@ def test_grouped_bound_bounds_every_query_below_and_beats_the_sample_bound(insta
         extent &= ranked.extents[j]
     bound = grouped_bound(ranked, extent, tail)
     assert bound <= tight_bound(ranked.g, ranked.h, ranked.lam, bitset.int_members(extent))
+    own_tail = data.draw(st.integers(tail, len(extents) - 1))   # a child's own tail: coarser
+    assert grouped_bound(ranked, extent, own_tail) <= bound
     later = range(tail + 1, len(extents))
     for size in range(len(later) + 1):
         for added in itertools.combinations(later, size):
@@ -339,6 +341,46 @@ def test_grouped_bound_bounds_every_query_below_and_beats_the_sample_bound(insta
             for j in added:
                 below &= ranked.extents[j]
             assert ranked.objective(below) <= bound
+
+
+@given(st.fractions(min_value=0, max_value=2 ** 80) | st.integers(0, 2 ** 80).map(Fraction),
+       st.fractions(min_value=0, max_value=2 ** 80), st.floats(0, 1e300))
+def test_queue_key_is_monotone_and_read_exactly_off_floats(x, y, value):
+    """specs §5: the queue key never inverts the order of two bounds, and the fast engine's key
+    of a float is the reference's key of that float's exact value."""
+    from optrules.fast.rule_boosting import _float_keys
+    from optrules.reference.rule_boosting import KEY_BITS, queue_key
+    x, y = sorted((x, y))
+    assert queue_key(x) <= queue_key(y)
+    if x > 0 and y <= x * (1 + Fraction(1, 2 ** (KEY_BITS + 1))):
+        assert queue_key(y) - queue_key(x) <= 1        # within one step of the grid
+    assert _float_keys(np.array([value]))[0] == queue_key(Fraction(value))
+
+
+#: The SDM 2021 datasets of the benchmark (loss, λ, quantile cuts as realkd's max_col_attr).
+PAPER_DATASETS = [("wine", "logistic", 2, 2), ("breast_cancer", "logistic", 2, 1),
+                  ("iris", "logistic", 2, 9), ("diabetes", "squared", 5, 2)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, loss, lam, cuts", PAPER_DATASETS)
+def test_fast_engine_boosts_the_reference_rules_on_the_papers_datasets(name, loss, lam, cuts):
+    """The first 3 optimal rules by both engines on the paper's data: the same conditions,
+    exact objectives, weights, bounds and search counters."""
+    datasets = pytest.importorskip("sklearn.datasets")
+    X, y = getattr(datasets, f"load_{name}")(return_X_y=True)
+    if loss == "logistic":                              # class 1 against the rest
+        y = np.where(y == 1, 1, -1)
+    reference, fast = (fit_rule_ensemble(X, y, loss=loss, lam=lam, n_rules=3, engine=engine,
+                                         thresholds=f"quantile:{cuts}").rules
+                       for engine in ("reference", "fast"))
+    assert len(fast) == len(reference) == 3
+    for mine, theirs in zip(fast, reference):
+        assert (mine.conditions, mine.weight, mine.objective, mine.coverage) == \
+            (theirs.conditions, theirs.weight, theirs.objective, theirs.coverage)
+        assert {k: v for k, v in mine.statistics.items() if k != "seconds"} == \
+            {k: v for k, v in theirs.statistics.items() if k != "seconds"}
+        assert mine.statistics["status"] == "optimal" and mine.statistics["nodes"] > 0
 
 
 def test_noisy_parity_optimal_beats_greedy():
