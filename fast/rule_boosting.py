@@ -105,35 +105,45 @@ class _Floats:
         combined = rows * n + self.group_ids[tails[rows] + 1, members]
         by_group = np.argsort(combined, kind="stable")     # within a group: rank order
         combined = combined[by_group]
-        starts = np.flatnonzero(np.diff(combined, prepend=-1))     # combined >= 0
+        new_group = np.empty(len(combined), dtype=bool)
+        new_group[:1] = True
+        np.not_equal(combined[1:], combined[:-1], out=new_group[1:])
+        starts = np.flatnonzero(new_group)
+        ends = np.append(starts[1:], len(combined))[:len(starts)]        # none if empty
         group_rows = combined[starts] // n
-        representatives = members[by_group[starts]]
         ordered = members[by_group]
-        # A group of samples with one exact g/h ratio (one ratio class) is "pure": its ratio is
-        # known exactly (its class) and its g terms have one sign, so float sums have the
-        # relative error of §16. Other groups are summed exactly and rounded once.
+        representatives = ordered[starts]
+        # A group of samples with one exact g/h ratio (one ratio class; classes grow with
+        # rank, so its first and last samples tell) is "pure": its ratio is known exactly (its
+        # class) and its g terms have one sign, so float sums have the relative error of §16.
+        # Other groups are summed exactly and rounded once.
         classes = self.ratio_class[ordered]
-        pure = np.minimum.reduceat(classes, starts) == np.maximum.reduceat(classes, starts)
+        rank = classes[starts]
+        pure = rank == classes[ends - 1]
         g = np.add.reduceat(self.g[ordered], starts)
         h = np.add.reduceat(self.h[ordered], starts)
         abs_g = np.add.reduceat(self.abs_g[ordered], starts)
         ratio, sign = self.ratio[representatives], self.sign[representatives]
-        rank = np.where(pure, classes[starts], -1)
         exact_sums = lambda k: (self.exact_g[representatives[k]],
                                 self.exact_h[representatives[k]])      # the class's ratio
         mixed = np.flatnonzero(~pure)
         if len(mixed):
-            exact_g = np.add.reduceat(self.exact_g[ordered], starts)[mixed]
-            exact_h = np.add.reduceat(self.exact_h[ordered], starts)[mixed]
+            sizes = ends[mixed] - starts[mixed]
+            samples = ordered[np.repeat(starts[mixed] - np.cumsum(sizes) + sizes, sizes) +
+                              np.arange(sizes.sum())]               # the mixed groups' samples
+            first = np.cumsum(sizes) - sizes
+            exact_g = np.add.reduceat(self.exact_g[samples], first)
+            exact_h = np.add.reduceat(self.exact_h[samples], first)
             g[mixed] = (exact_g / self.scale).astype(np.float64)
             h[mixed] = (exact_h / self.scale).astype(np.float64)
             ratio[mixed] = (exact_g / exact_h).astype(np.float64)
             sign[mixed] = np.sign(g[mixed])
+            rank[mixed] = -1
             exact_of = dict(zip(mixed.tolist(), zip(exact_g.tolist(), exact_h.tolist())))
             exact_sums = lambda k, pure_sums=exact_sums: exact_of.get(k) or pure_sums(k)
         # by row, then G/H descending: floats correctly rounded (monotone), then the exact
-        # class, then the first sample; only runs of equal floats with a mixed group need more
-        order = np.lexsort((representatives, rank, -ratio, group_rows))
+        # class; only runs of equal floats with a mixed group need more
+        order = np.lexsort((rank, -ratio, group_rows))
         if len(mixed):
             order = _exact_ratio_order(order, ratio, group_rows, pure, exact_sums)
         group_rows = group_rows[order]
@@ -170,20 +180,20 @@ class _Floats:
         if not g.size:
             return bound
         for mask, step in ((sign > 0, 1), (sign < 0, -1)):
-            sums_g = np.cumsum(np.where(mask, g, 0.0)[:, ::step], axis=1)
-            sums_d = self.lam + np.cumsum(np.where(mask, h, 0.0)[:, ::step], axis=1)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                values = np.where(sums_d > 0, sums_g * sums_g / sums_d, 0.0)
-            np.maximum(bound, values.max(axis=1), out=bound)
+            sums_g = np.cumsum((g * mask)[:, ::step], axis=1)
+            sums_d = self.lam + np.cumsum((h * mask)[:, ::step], axis=1)
+            # 0/0 (λ = 0, nothing summed yet) is NaN, which fmax passes over
+            np.fmax(bound, np.fmax.reduce(sums_g * sums_g / sums_d, axis=1), out=bound)
         return bound
 
     def objectives(self, total_g, total_d, total_abs):
-        """Float obj (scaled like eq. 2.3 times 2n, unscaled by S) and its absolute error."""
-        with np.errstate(divide="ignore", invalid="ignore"):
-            value = np.where(total_d > 0, total_g * total_g / total_d, 0.0)
-            error_g = self.relative_error * total_abs
-            error = np.where(total_d > 0, 2 * (error_g * (2 * np.abs(total_g) + error_g)
-                                               / total_d + value * self.relative_error), 0.0)
+        """Float obj (scaled like eq. 2.3 times 2n, unscaled by S) and its absolute error
+        (under ``np.errstate(divide="ignore", invalid="ignore")``: 0/0 for an empty child
+        with λ = 0 becomes 0)."""
+        value = np.where(total_d > 0, total_g * total_g / total_d, 0.0)
+        error_g = self.relative_error * total_abs
+        error = np.where(total_d > 0, 2 * (error_g * (2 * np.abs(total_g) + error_g)
+                                           / total_d + value * self.relative_error), 0.0)
         return value, error
 
 
@@ -287,6 +297,17 @@ class _Search:
             node.exact_bounds[a] = grouped_bound(self.data, extent, node.parent_tail)
         return node.exact_bounds[a]
 
+    def _node_worth(self, node):
+        """Line 9's test for a popped node's own bound: :meth:`_worth` of one float."""
+        if not self.config.bound_pruning:
+            return True
+        scaled, best, margin = self.alpha_float * node.bound, self.best_float, self.margin
+        if best * (1 + margin) < scaled * (1 - margin):
+            return True
+        if best * (1 - margin) > scaled * (1 + margin):
+            return False
+        return self.best < self.alpha * self._exact_bound(node)
+
     def _worth(self, bounds, exact_bound):
         """Line 9's test ``obj(q*) < α·b`` for float bounds (inf: no bound yet), each decided
         by floats when certain, else exactly (``exact_bound(i)`` gives bound i exactly)."""
@@ -329,7 +350,7 @@ class _Search:
             if stop is not None:
                 break
             node = heapq.heappop(self.heap)[2]                            # line 7
-            if not self._worth(np.array([node.bound]), lambda i: self._exact_bound(node))[0]:
+            if not self._node_worth(node):
                 statistics["bound_immediate"] += 1
                 if node.key < self.best_key:     # every key left is as low: all fail
                     statistics["bound_immediate"] += len(self.heap)
@@ -513,7 +534,8 @@ def optimal_rule(problem, config):
     if not _floats_are_safe(problem, config.alpha):
         return reference_optimal_rule(problem, config)
     start = time.perf_counter()
-    with single_blas_thread():      # small products: a second thread only costs (optrules.blas)
+    # small products: a second BLAS thread only costs (optrules.blas); 0/0 is handled
+    with single_blas_thread(), np.errstate(divide="ignore", invalid="ignore"):
         return _Search(problem, config).run(start)
 
 
@@ -524,7 +546,9 @@ def greedy_rule(problem, config):
     the float range of :data:`_RANGE`, the reference engine's round."""
     if not _floats_are_safe(problem, Fraction(1)):
         return greedy_search(problem, config, lambda data: _greedy_step)
-    return greedy_search(problem, config, lambda data: _VectorisedStep(_Floats(problem, data)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return greedy_search(problem, config,
+                             lambda data: _VectorisedStep(_Floats(problem, data)))
 
 
 class _VectorisedStep:

@@ -43,8 +43,9 @@ def add_parser(commands):
     search.add_argument("--max-depth", type=positive_int, metavar="D")
     search.add_argument("--apx", default="1", metavar="α",
                         help="approximation factor in (0, 1] (default 1: optimal)")
-    search.add_argument("--engine", choices=sorted(ENGINES), default="reference",
-                        help="reference (default) or fast: the same rules, faster")
+    search.add_argument("--engine", choices=sorted(ENGINES), default="fast",
+                        help="fast (default) or reference (follows the paper line by line): "
+                             "the same rules")
     search.add_argument("--max-nodes", type=positive_int, metavar="N",
                         help="stop each rule's search after N nodes with its best rule and its "
                              "proven guarantee (boosting goes on)")

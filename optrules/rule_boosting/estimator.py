@@ -47,10 +47,10 @@ _SHARED_DOC = """
     max_memory : float, "auto" or None, default "auto"
         Cap on this process's resident memory in MB, likewise ("memory-limit"); "auto" is half
         of the physical (or container) memory, None is no cap.
-    engine : {"reference", "fast"}, default "reference"
-        "reference" follows the paper line by line; "fast" makes the same search (same rules,
-        exact values and counters) with each node's children evaluated in array operations.
-        It is faster than "reference" but not yet the default (its speed target is open).
+    engine : {"fast", "reference"}, default "fast"
+        "fast" makes the reference engine's search (same rules, exact values and counters)
+        with each node's children evaluated in array operations; "reference" follows the
+        paper line by line.
     verbose : int, default 0
         If > 0, print each rule on stderr as it is found, with a throttled progress line during
         a long search (from the start and every second in a log if 2 or more).
@@ -104,7 +104,7 @@ class _RuleBoosting(RuleEstimator):
     def __init__(self, n_rules=10, *, lam=2, loss=None, search="optimal",
                  thresholds="quantile:10", max_depth=None, apx=1, intercept=False,
                  max_nodes=None, time_limit=None, rule_time_limit=None, max_memory="auto",
-                 engine="reference", verbose=0):
+                 engine="fast", verbose=0):
         self.n_rules = n_rules
         self.lam = lam
         self.loss = loss
@@ -241,7 +241,7 @@ class OptimalRuleBoostingClassifier(_RuleBoosting):
     def __init__(self, n_rules=10, *, lam=2, loss="logistic", search="optimal",
                  thresholds="quantile:10", max_depth=None, apx=1, intercept=False,
                  max_nodes=None, time_limit=None, rule_time_limit=None, max_memory="auto",
-                 engine="reference", verbose=0):
+                 engine="fast", verbose=0):
         super().__init__(n_rules, lam=lam, loss=loss, search=search, thresholds=thresholds,
                          max_depth=max_depth, apx=apx, intercept=intercept,
                          max_nodes=max_nodes, time_limit=time_limit,
@@ -311,7 +311,7 @@ class OptimalRuleBoostingRegressor(_RuleBoosting):
     def __init__(self, n_rules=10, *, lam=2, loss="squared", search="optimal",
                  thresholds="quantile:10", max_depth=None, apx=1, intercept=False,
                  max_nodes=None, time_limit=None, rule_time_limit=None, max_memory="auto",
-                 engine="reference", verbose=0):
+                 engine="fast", verbose=0):
         super().__init__(n_rules, lam=lam, loss=loss, search=search, thresholds=thresholds,
                          max_depth=max_depth, apx=apx, intercept=intercept,
                          max_nodes=max_nodes, time_limit=time_limit,

@@ -19,11 +19,17 @@ Subclass :class:`Loss` and override ``loss`` and ``gradients`` for a new loss.
 import math
 
 import numpy as np
-from scipy.special import expit
 
 from optrules.data.table import sorted_classes
 
 __all__ = ["Loss", "SquaredLoss", "LogisticLoss", "PoissonLoss", "LOSSES", "get_loss"]
+
+
+def expit(x):
+    """σ(x) = 1 / (1 + e^-x), the formula of scipy.special.expit, in numpy (importing scipy
+    would double optrules' start-up time); e^-x overflowing to inf gives 0, as it should."""
+    with np.errstate(over="ignore"):
+        return 1 / (1 + np.exp(-np.asarray(x, dtype=float)))
 
 
 class Loss:
