@@ -270,6 +270,8 @@ class _Search:
         # margin of a float comparison: the bound's error, plus the roundings of α·b and of
         # the incumbent's float, with room to spare
         self.margin = self.floats.relative_error + 16 * _UNIT_ROUNDOFF
+        self.alpha_low = self.alpha_float * (1 - self.margin)
+        self.alpha_high = self.alpha_float * (1 + self.margin)
         self.use_implied = config.equivalence_pruning
         self.use_core_queries = config.equivalence_pruning and config.max_depth is None
         self.statistics = dict.fromkeys(("nodes", "evaluations") + _PRUNE_KINDS, 0)
@@ -284,6 +286,9 @@ class _Search:
         self.best = exact                                          # scaled by S, as reference
         self.best_float = float(exact / self.floats.scale)
         self.best_key = queue_key(exact / self.alpha / self.floats.scale)
+        # line 9's float test, obj(q*) < α·b surely (not) true: b·α(1 ∓ m) against best(1 ± m)
+        self.best_high = self.best_float * (1 + self.margin)
+        self.best_low = self.best_float * (1 - self.margin)
 
     def _exact_bound(self, node):
         if node.exact_bound is None:
@@ -301,10 +306,9 @@ class _Search:
         """Line 9's test for a popped node's own bound: :meth:`_worth` of one float."""
         if not self.config.bound_pruning:
             return True
-        scaled, best, margin = self.alpha_float * node.bound, self.best_float, self.margin
-        if best * (1 + margin) < scaled * (1 - margin):
+        if node.bound * self.alpha_low > self.best_high:
             return True
-        if best * (1 - margin) > scaled * (1 + margin):
+        if node.bound * self.alpha_high < self.best_low:
             return False
         return self.best < self.alpha * self._exact_bound(node)
 
@@ -313,12 +317,8 @@ class _Search:
         by floats when certain, else exactly (``exact_bound(i)`` gives bound i exactly)."""
         if not self.config.bound_pruning:
             return np.ones(len(bounds), dtype=bool)
-        scaled = self.alpha_float * bounds
-        best, margin = self.best_float, self.margin
-        surely = best * (1 + margin) < scaled * (1 - margin)
-        surely_not = best * (1 - margin) > scaled * (1 + margin)
-        worth = surely.copy()
-        for i in np.flatnonzero(~surely & ~surely_not):
+        worth = bounds * self.alpha_low > self.best_high
+        for i in np.flatnonzero((bounds * self.alpha_high >= self.best_low) & ~worth):
             worth[i] = self.best < self.alpha * exact_bound(i)
         return worth
 
