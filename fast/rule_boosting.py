@@ -80,12 +80,7 @@ class _Floats:
         self.ratio_class = np.concatenate(([0], np.cumsum(
             [g1 * h0 != g0 * h1 for g0, h0, g1, h1 in zip(data.g, data.h, data.g[1:],
                                                            data.h[1:])], dtype=np.int64)))
-        # group_ids[t + 1, i]: sample i's group among all samples by the propositions after t
-        # (two samples share it iff they agree on all of them), built from the last one back
-        self.group_ids = np.zeros((len(data.extents) + 1, n), dtype=np.int64)
-        for t in range(len(data.extents) - 1, -1, -1):
-            self.group_ids[t] = np.unique(2 * self.group_ids[t + 1] + self.extents[t],
-                                          return_inverse=True)[1]
+        self.by_sample = _packed_rows(self.extents.T)     # (n, words): sample i's bits
 
     def sums(self, members, candidates):
         """Σg, λ + Σh, Σ|g| (floats) of I(p_a) ∩ ``members``, a in ``candidates``."""
@@ -93,24 +88,24 @@ class _Floats:
         return (inside @ self.g[members], self.lam + inside @ self.h[members],
                 inside @ self.abs_g[members])
 
-    def groups(self, members, rows, tails):
+    def groups(self, members, rows, usable):
         """Samples grouped as the reference's ``grouped_bound`` groups them, for several sets
         of samples at once: set r holds the ranks ``members[rows == r]`` (``rows`` ascending,
-        ranks ascending within a row) of a node with tail ``tails[r]``, grouped by the
-        propositions after it. Returns (R, width) arrays, row r holding set r's groups in exact
-        order of G/H descending (left-aligned, padded with sample -1 and zeros): each group's
-        first sample, its g and h sums (floats correctly rounded from the exact sums) and the
-        sign of its g sum."""
-        n = self.n
-        combined = rows * n + self.group_ids[tails[rows] + 1, members]
-        by_group = np.argsort(combined, kind="stable")     # within a group: rank order
-        combined = combined[by_group]
-        new_group = np.empty(len(combined), dtype=bool)
+        ranks ascending within a row), grouped by the propositions ``usable[r]`` (a boolean
+        row over all propositions). Returns (R, width) arrays, row r holding set r's groups in
+        exact order of G/H descending (left-aligned, padded with sample -1 and zeros): each
+        group's first sample, its g and h sums (floats within the error of §16), the sign of
+        its g sum and its Σ|g|."""
+        words = self.by_sample[members] & _packed_rows(usable)[rows]
+        by_group = np.lexsort((*words.T, rows))      # stable: within a group, rank order
+        words, rows = words[by_group], rows[by_group]
+        new_group = np.empty(len(rows), dtype=bool)
         new_group[:1] = True
-        np.not_equal(combined[1:], combined[:-1], out=new_group[1:])
+        np.logical_or(rows[1:] != rows[:-1], (words[1:] != words[:-1]).any(axis=1),
+                      out=new_group[1:])
         starts = np.flatnonzero(new_group)
-        ends = np.append(starts[1:], len(combined))[:len(starts)]        # none if empty
-        group_rows = combined[starts] // n
+        group_rows = rows[starts]
+        ends = np.append(starts[1:], len(rows))[:len(starts)]            # none if empty
         ordered = members[by_group]
         representatives = ordered[starts]
         # A group of samples with one exact g/h ratio (one ratio class; classes grow with
@@ -147,9 +142,9 @@ class _Floats:
         if len(mixed):
             order = _exact_ratio_order(order, ratio, group_rows, pure, exact_sums)
         group_rows = group_rows[order]
-        counts = np.bincount(group_rows, minlength=len(tails))
+        counts = np.bincount(group_rows, minlength=len(usable))
         column = np.arange(len(order)) - (np.cumsum(counts) - counts)[group_rows]
-        shape = (len(tails), counts.max(initial=0))
+        shape = (len(usable), counts.max(initial=0))
         padded = (np.full(shape, -1), np.zeros(shape), np.zeros(shape), np.zeros(shape),
                   np.zeros(shape))
         for array, values in zip(padded, (representatives, g, h, sign, abs_g)):
@@ -226,19 +221,21 @@ def _exact_ratio_order(order, ratios, rows, pure, exact_sums):
 
 
 class _Node:
-    """An open node: its query, packed extent, float bound (for its own tail), queue key and
-    the groups that bound was computed from;
-    its augmentations (a, b, c) as arrays (b floats, inf for none yet), whose bounds were
-    computed on its parent's extent for its parent's tail; exact bounds once some comparison
-    needed them."""
+    """An open node: its query, packed extent, the propositions the queries below it may add,
+    its float bound over the groups they make, its queue key and those groups; its
+    augmentations (a, b, c) as arrays (b floats, inf for none yet), whose bounds were computed
+    on its parent's extent and groups; exact bounds once some comparison needed them."""
 
     __slots__ = ("query", "words", "bound", "key", "augment", "bounds", "critical",
-                 "parent_words", "groups", "exact_bound", "exact_bounds")
+                 "parent_words", "usable", "parent_usable", "groups", "exact_bound",
+                 "exact_bounds")
 
     def __init__(self, query, words, bound, key, augment, bounds, critical, parent_words,
-                 groups=None):
+                 usable, parent_usable, groups=None):
         self.query = query
-        self.groups = groups               # its samples grouped for its tail, if known
+        self.usable = usable               # the propositions below it (boolean, specs §3)
+        self.parent_usable = parent_usable
+        self.groups = groups               # its samples grouped by ``usable``, if known
         self.words = words
         self.bound = bound
         self.key = key
@@ -252,10 +249,6 @@ class _Node:
     @property
     def tail(self):
         return self.query[-1] if self.query else -1
-
-    @property
-    def parent_tail(self):
-        return self.query[-2] if len(self.query) > 1 else -1
 
 
 class _Search:
@@ -292,14 +285,15 @@ class _Search:
 
     def _exact_bound(self, node):
         if node.exact_bound is None:
-            node.exact_bound = grouped_bound(self.data, bitset.to_int(node.words), node.tail)
+            node.exact_bound = grouped_bound(self.data, bitset.to_int(node.words),
+                                             _bitmask(node.usable))
         return node.exact_bound
 
     def _exact_augmentation_bound(self, node, index):
         a = int(node.augment[index])
         if a not in node.exact_bounds:
             extent = bitset.to_int(node.parent_words) & self.data.extents[a]
-            node.exact_bounds[a] = grouped_bound(self.data, extent, node.parent_tail)
+            node.exact_bounds[a] = grouped_bound(self.data, extent, _bitmask(node.parent_usable))
         return node.exact_bounds[a]
 
     def _node_worth(self, node):
@@ -336,11 +330,12 @@ class _Search:
         config, floats, statistics = self.config, self.floats, self.statistics
         n_propositions, n = len(self.data.extents), self.problem.n_samples
         everything = bitset.from_int((1 << n) - 1, n)
-        root_bound = grouped_bound(self.data, (1 << n) - 1, -1)           # line 5
+        usable = np.ones(n_propositions, dtype=bool)    # the root list: every proposition
+        root_bound = grouped_bound(self.data, (1 << n) - 1, _bitmask(usable))   # line 5
         root = _Node((), everything, float(root_bound / floats.scale),
                      queue_key(root_bound / floats.scale), np.arange(n_propositions),
                      np.full(n_propositions, np.inf), np.arange(n_propositions),
-                     everything)                                           # line 4: b = ∞
+                     everything, usable, usable)                           # line 4: b = ∞
         root.exact_bound = root_bound
         self._push(root)
         stop = None
@@ -398,7 +393,7 @@ class _Search:
         candidates = augment[evaluated_at_start]
         members = np.flatnonzero(bitset.unpack(words, floats.n))
         groups = node.groups or floats.groups(members, np.zeros(len(members), np.int64),
-                                              np.array([tail]))
+                                              node.usable[None])
         node.groups = None                  # not needed again: free it
         total_g, total_d, total_abs, child_bounds = floats.children(groups, candidates)
         values, errors = floats.objectives(total_g, total_d, total_abs)
@@ -460,9 +455,8 @@ class _Search:
                     (np.arange(len(floats.packed)) < augment[scanned, None])
                 found = witnesses.any(axis=1)
                 critical[scanned[found]] = witnesses[found].argmax(axis=1)
-        tail = node.tail
         worth = self._worth(bounds, lambda k: grouped_bound(
-            self.data, bitset.to_int(child_words[k]), tail))
+            self.data, bitset.to_int(child_words[k]), _bitmask(node.usable)))
         core = augment == critical
         statistics["equivalence_immediate"] += int(np.count_nonzero(~core))   # (3.6)
         if config.max_depth is not None and len(node.query) + 1 >= config.max_depth:
@@ -472,14 +466,20 @@ class _Search:
         kept = np.flatnonzero(core & worth)                        # line 16, in order
         if not len(kept):
             return
-        # each child's own bound, for its own tail (specs §3), all at once
+        # each child's own bound over the propositions below it (specs §3), all at once:
+        # the list's elements after it that pass (3.8) and line 9 now
+        below = worth & (augment > augment[kept, None])
+        if self.use_core_queries:
+            below &= critical >= augment[kept, None]
+        usable_below = np.zeros((len(kept), len(floats.packed)), dtype=bool)
+        usable_below[:, augment] = below
         inside = floats.extents[np.ix_(augment[kept], members)]
         rows, columns = np.nonzero(inside)
-        groups = floats.groups(members[columns], rows, augment[kept])
+        groups = floats.groups(members[columns], rows, usable_below)
         own = floats.scan(groups)
         exact = {}
         own_exact = lambda i: exact.setdefault(i, grouped_bound(
-            self.data, bitset.to_int(child_words[kept[i]]), int(augment[kept[i]])))
+            self.data, bitset.to_int(child_words[kept[i]]), _bitmask(usable_below[i])))
         own_worth = self._worth(own, own_exact)
         statistics["bound_immediate"] += int(np.count_nonzero(~own_worth))
         pushed = np.flatnonzero(own_worth)
@@ -488,7 +488,8 @@ class _Search:
         for i, key in zip(pushed.tolist(), keys):
             k = kept[i]
             child = _Node(node.query + (int(augment[k]), ), child_words[k], float(own[i]),
-                          key, augment, bounds, critical, node.words,
+                          key, augment, bounds, critical, node.words, usable_below[i],
+                          node.usable,
                           tuple(array[i:i + 1, :widths[i]].copy() for array in groups))
             child.exact_bound = exact.get(i)
             self._push(child)
@@ -498,6 +499,20 @@ class _Search:
         top = max([entry[2].bound for entry in self.heap[:1]] + [self.best_float])
         return {"objective": self.best_float / unit, "upper_bound": top / unit,
                 "boundary": len(self.heap)}
+
+
+def _packed_rows(bits):
+    """The rows of a boolean matrix packed into 64-bit words (zero-padded): equal rows give
+    equal words."""
+    packed = np.packbits(bits, axis=1)
+    padded = np.zeros((len(bits), -(-packed.shape[1] // 8) * 8), dtype=np.uint8)
+    padded[:, :packed.shape[1]] = packed
+    return padded.view(np.uint64)
+
+
+def _bitmask(usable):
+    """A boolean row over the propositions as the reference's bitmask (bit j: p_j)."""
+    return sum(1 << j for j in np.flatnonzero(usable).tolist())
 
 
 def _float_keys(values):

@@ -98,18 +98,18 @@ def tight_bound(g, h, lam, members):
     return Fraction(best_num, best_den)
 
 
-def grouped_bound(data, extent, tail):
+def grouped_bound(data, extent, usable):
     """Thm 3.1 over groups (specs/rule-boosting.md §3): the bound of ``extent`` for the
-    queries below a node whose tail is ``tail``.
+    queries that add to it only propositions in ``usable`` (a bitmask: bit j for p_j).
 
-    Those queries add only propositions after ``tail``, so their extents within ``extent``
-    are unions of groups of samples that agree on every proposition after ``tail``. Thm 3.1
-    holds for any items with h > 0, so applied to the groups (summed g and h, in order of
-    decreasing G/H) it bounds them too, and it is never above the bound over single samples.
+    Their extents within ``extent`` are unions of groups of samples that agree on every
+    proposition in ``usable``. Thm 3.1 holds for any items with h > 0, so applied to the
+    groups (summed g and h, in order of decreasing G/H) it bounds them too; it is never above
+    the bound over single samples, nor above the bound for a larger ``usable``.
     """
     groups = {}
     for r in bitset.int_members(extent):
-        key = data.row_keys[r] >> (tail + 1)
+        key = data.row_keys[r] & usable
         total_g, total_h = groups.get(key, (0, 0))
         groups[key] = (total_g + data.g[r], total_h + data.h[r])
     # G/H descending by integer cross-multiplication (H > 0); ties keep first-sample order
@@ -182,8 +182,8 @@ def optimal_rule(problem, config):
 
     Notes
     -----
-    A node's bound is ``grouped_bound`` for its own tail, tighter than the augmentation bound
-    its parent hands on (specs §3). The boundary pops the largest :func:`queue_key` of the node
+    A node's bound is ``grouped_bound`` over the propositions its expansion can evaluate,
+    tighter than the augmentation bound its parent hands on (specs §3). The boundary pops the largest :func:`queue_key` of the node
     bound first, ties by insertion order. Augmentations are scanned in proposition order and
     q* changes only on strict improvement, so the result is deterministic. With ``max_depth`` set, core-query condensation is switched off (a core query
     can be longer than an equivalent short query) while augmentations implied by the query
@@ -210,20 +210,29 @@ def optimal_rule(problem, config):
     def worth(bound):                                     # the bound test of line 9, with α
         return not config.bound_pruning or bound is None or best < alpha * bound
 
-    def push(bound, query, extent, augmentations):
+    def push(bound, query, extent, augmentations, usable):
         heapq.heappush(boundary, (-key(bound), next(sequence), bound, query, extent,
-                                  augmentations))
+                                  augmentations, usable))
+
+    def usable_below(augmentations, tail):
+        """The propositions that queries below a node with tail ``tail`` and list
+        ``augmentations`` may add: those the node's expansion can evaluate (specs §3)."""
+        return sum(1 << a for a, b, c in augmentations
+                   if a > tail and not (use_core_queries and tail > c) and worth(b))
 
     boundary = []
     augmentations = [(i, None, i) for i in range(len(problem.extents))]  # line 4: b = ∞
-    push(grouped_bound(data, everything, -1), (), everything, augmentations)  # line 5
+    usable = usable_below(augmentations, -1)
+    push(grouped_bound(data, everything, usable), (), everything, augmentations,
+         usable)                                                          # line 5
     stop = None                                               # the stop status, if any
     while boundary:                                           # line 6
         stop = "node-limit" if config.max_nodes is not None and \
             statistics["nodes"] >= config.max_nodes else config.budget.stop_reason()
         if stop is not None:
             break
-        negative_key, _, bound, query, extent, augmentations = heapq.heappop(boundary)  # 7
+        negative_key, _, bound, query, extent, augmentations, usable = \
+            heapq.heappop(boundary)                           # line 7
         if not worth(bound):
             statistics["bound_immediate"] += 1
             if -negative_key < key(best / alpha):   # every key left is as low: all fail
@@ -250,7 +259,7 @@ def optimal_rule(problem, config):
             value = data.objective(child_extent)
             if value > best:                                  # line 11
                 best, best_query, best_extent = value, query + (a,), child_extent
-            child_bound = grouped_bound(data, child_extent, tail)  # line 12: Thm 3.1
+            child_bound = grouped_bound(data, child_extent, usable)  # line 12: Thm 3.1
             if not use_core_queries:
                 critical = a
             elif c < a and not _implies(extent, data.extents[c]):
@@ -266,10 +275,11 @@ def optimal_rule(problem, config):
                 statistics["depth_limited"] += 1
             elif not worth(b):
                 statistics["bound_immediate"] += 1
-            else:      # line 16, with the child's own bound, for its own tail (specs §3)
-                own = grouped_bound(data, child_extent, a)
+            else:      # line 16, with the child's own bound (specs §3)
+                below = usable_below(children, a)
+                own = grouped_bound(data, child_extent, below)
                 if worth(own):
-                    push(own, query + (a,), child_extent, children)
+                    push(own, query + (a,), child_extent, children, below)
                 else:
                     statistics["bound_immediate"] += 1
         if config.progress is not None:

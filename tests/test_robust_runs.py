@@ -298,7 +298,8 @@ def _write_csv(path, X, y):
 
 
 def test_verify_rule_has_the_limits_of_verify_rulelist(tmp_path, capsys):
-    X, y = _random_numeric(n_rows=120, n_columns=6)
+    X, _ = _random_numeric(n_rows=120, n_columns=6)
+    y = ((X[:, 0] > 0) ^ (X[:, 1] > 0)).astype(int)    # an interaction: two nodes do not end it
     csv = _write_csv(tmp_path / "d.csv", X, y)
     certificate = tmp_path / "c.json"
     status = main(["verify", "rule", "--csv", csv, "--target", "y", "--thresholds",
