@@ -5,17 +5,19 @@ The search is ``optrules.reference.rule_boosting``'s, decision for decision
 (specs/rule-boosting.md §16): the same nodes in the same order, the same counters and the same
 query. What changes is how each decision is reached:
 
-- **Vectorised children.** For a node with extent I (samples in the g/h order of Alg. 1
-  line 1), the membership of every candidate child in I is a boolean matrix; Σg, Σh, Σ|g| of all
-  children are matrix-vector products, and Thm 3.1's bound of all children is one cumulative sum
-  over the positive-gradient samples of I and one over the negative ones (a child's prefix sums
-  stay put where it lacks a sample, so the maximum over its own prefixes is unchanged).
+- **Vectorised children.** A node's samples (in the g/h order of Alg. 1 line 1) are grouped
+  by the propositions its subtree can add (specs §3), and every candidate child holds whole
+  groups: the membership of all children in the groups is one boolean matrix; Σg, Σh, Σ|g| of
+  all children are matrix-vector products, and Thm 3.1's bound of all children is one
+  cumulative sum over the positive groups and one over the negative ones (a child's prefix
+  sums stay put where it lacks a group, so the maximum over its own prefixes is unchanged).
+  The node bounds of all the children it pushes come from one batched grouping.
 - **Floats with proven error bounds, exact arithmetic on doubt.** Every float here is within a
   stated relative (bounds) or absolute (objectives) error of the exact value (§16). A comparison
   whose two sides are further apart than their errors is decided by the floats; any other (ties
   included) is decided exactly, by the reference engine's integer arithmetic on that child's
-  extent. The queue is ordered by float bounds; prefixes whose bounds are within error of one
-  another are ordered by their exact bounds, ties by insertion order, as in the reference.
+  extent. The queue keys (bounds rounded down to 20 bits) are read off the floats, and
+  computed exactly only for a bound within its error of a key boundary.
 
 Examples
 --------
