@@ -121,8 +121,6 @@ class _Floats:
         h = np.add.reduceat(self.h[ordered], starts)
         abs_g = np.add.reduceat(self.abs_g[ordered], starts)
         ratio, sign = self.ratio[representatives], self.sign[representatives]
-        exact_sums = lambda k: (self.exact_g[representatives[k]],
-                                self.exact_h[representatives[k]])      # the class's ratio
         mixed = np.flatnonzero(~pure)
         if len(mixed):
             sizes = ends[mixed] - starts[mixed]
@@ -136,13 +134,14 @@ class _Floats:
             ratio[mixed] = (exact_g / exact_h).astype(np.float64)
             sign[mixed] = np.sign(g[mixed])
             rank[mixed] = -1
-            exact_of = dict(zip(mixed.tolist(), zip(exact_g.tolist(), exact_h.tolist())))
-            exact_sums = lambda k, pure_sums=exact_sums: exact_of.get(k) or pure_sums(k)
         # by row, then G/H descending: floats correctly rounded (monotone), then the exact
         # class; only runs of equal floats with a mixed group need more
         order = np.lexsort((rank, -ratio, group_rows))
         if len(mixed):
-            order = _exact_ratio_order(order, ratio, group_rows, pure, exact_sums)
+            # exact (G, H) of each group, or of a sample with its ratio (pure groups)
+            exact = (self.exact_g[representatives], self.exact_h[representatives])
+            exact[0][mixed], exact[1][mixed] = exact_g, exact_h
+            order = _exact_ratio_order(order, ratio, group_rows, pure, exact)
         group_rows = group_rows[order]
         counts = np.bincount(group_rows, minlength=len(usable))
         column = np.arange(len(order)) - (np.cumsum(counts) - counts)[group_rows]
@@ -194,31 +193,30 @@ class _Floats:
         return value, error
 
 
-def _exact_ratio_order(order, ratios, rows, pure, exact_sums):
+def _exact_ratio_order(order, ratios, rows, pure, exact):
     """``order`` (groups by row, then correctly rounded G/H descending, then exact ratio class
     for ``pure`` groups) made exact. The rounding is monotone, so only runs of equal floats in
-    one row can be out of order, and runs of pure groups are in exact order by class. A run
-    holding a mixed group is sorted by exact cross-multiplication of ``exact_sums(k)`` =
-    (G_k, H_k) (or any pair with G_k/H_k's ratio), unless its exact ratios are all equal
-    (specs §3: their order changes no bound)."""
+    one row can be out of order; two pure groups are in exact order (by class), and a mixed
+    group exactly tied with its neighbours in the run is too. Any other run is sorted by exact
+    cross-multiplication of ``exact`` = (G, H) object arrays (or a pair with G/H's ratio, for a
+    pure group); the order among exactly equal ratios is free (specs §3)."""
     sorted_ratios, sorted_rows = ratios[order], rows[order]
     equal = np.flatnonzero((sorted_ratios[1:] == sorted_ratios[:-1]) &
                            (sorted_rows[1:] == sorted_rows[:-1]))
-    if pure[order[equal]].all() and pure[order[equal + 1]].all():
+    left, right = order[equal], order[equal + 1]
+    doubtful = ~(pure[left] & pure[right])
+    left, right = left[doubtful], right[doubtful]
+    untied = exact[0][left] * exact[1][right] != exact[0][right] * exact[1][left]
+    if not untied.any():
         return order
+    bad = set(equal[doubtful][untied].tolist())     # pairs (p, p + 1) not exactly tied
     order = order.copy()
     for run in np.split(equal, np.flatnonzero(np.diff(equal) > 1) + 1):
+        if bad.isdisjoint(run.tolist()):
+            continue
         low, high = run[0], run[-1] + 2
-        groups = order[low:high]
-        if pure[groups].all():
-            continue
-        sums = [exact_sums(k) for k in groups.tolist()]
-        g0, h0 = sums[0]
-        if all(g * h0 == g0 * h for g, h in sums):
-            continue
-        ranked = sorted(zip(sums, groups.tolist()), key=functools.cmp_to_key(
-            lambda x, y: x[0][1] * y[0][0] - x[0][0] * y[0][1]))       # G/H descending
-        order[low:high] = [k for _, k in ranked]
+        order[low:high] = sorted(order[low:high].tolist(), key=functools.cmp_to_key(
+            lambda x, y: exact[1][x] * exact[0][y] - exact[0][x] * exact[1][y]))   # G/H down
     return order
 
 
