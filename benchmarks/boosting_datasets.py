@@ -4,15 +4,15 @@ rule boosting", SDM 2021, on the paper's datasets and noisy parity, back to back
 
 Run by hand (in the optrules environment with its test extra, for scikit-learn):
     python benchmarks/boosting_datasets.py [--datasets wine breast iris diabetes parity4 parity5]
-        [--engine reference fast] [--rules 10] [--realkd /work/realkd-venv/bin/python]
+        [--engine fast reference] [--rules 10] [--realkd /work/realkd-venv/bin/python]
         [--props realkd|quantile]
 Each tool boosts ``--rules`` optimal rules (best-bound-first, exhaustive). Per dataset it prints
-each run's wall and fit seconds, peak RSS, optrules' search nodes and weight halvings and
-realkd's times as ratios of each engine's; then every rule's objective (eq. 2.3) by each tool
-side by side, flagging those more than 1e-9 apart (relative). Equal objectives can still come
-from tied rules, and optrules halves a weight whose step would raise the training loss (realkd
-never does): either makes later rounds differ. The machine is shared: compare ratios within one
-run, never absolute times across runs.
+each run's wall and fit seconds, peak RSS, optrules' search nodes, evaluations, prunes by kind
+and weight halvings and realkd's times as ratios of each engine's; then every rule's objective
+(eq. 2.3) by each tool side by side, flagging those more than 1e-9 apart (relative). Equal
+objectives can still come from tied rules, and optrules halves a weight whose step would raise
+the training loss (realkd never does): either makes later rounds differ. The machine is
+shared: compare ratios within one run, never absolute times across runs.
 
 realkd lives in its own environment (sortednp 0.5.0 needs numpy < 2, optrules numpy >= 2):
     python3 -m venv /work/realkd-venv && . /work/realkd-venv/bin/activate
@@ -49,6 +49,9 @@ DATASETS = {"wine": ("logistic", 2, 6), "breast": ("logistic", 2, 4),
             "iris": ("logistic", 2, 20), "diabetes": ("squared", 5, 6),
             "parity4": ("logistic", 2, 8), "parity5": ("logistic", 2, 8)}
 PARITY_N, PARITY_SEED = 400, 1
+#: The search statistics printed per engine (Table 2 of the paper's kinds of pruning).
+PRUNE_COUNTERS = ("evaluations", "bound_immediate", "bound_propagated", "equivalence_immediate",
+                  "equivalence_propagated")
 
 
 def save_dataset(name, path):
@@ -216,13 +219,18 @@ def run_dataset(name, folder, tools, args):
             if base and tool != "realkd" else ""
         print(f"{tool:>10} {seconds:>8.2f} {r['seconds']:>8.2f} {peak:>8} {nodes:>9} "
               f"{halved:>6} {ratios}", flush=True)
+        if tool != "realkd":      # the search's work and prunes by kind, summed over the rules
+            print(f"{'':>10} " + ", ".join(
+                f"{kind} {sum(rule['statistics'].get(kind, 0) for rule in r['rules'])}"
+                for kind in PRUNE_COUNTERS))
     print_objectives(results)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=DATASETS)
-    parser.add_argument("--engine", nargs="+", default=["reference"])
+    parser.add_argument("--engine", nargs="+", default=["fast"],
+                        help="optrules engines to run (default: fast, the default engine)")
     parser.add_argument("--rules", type=int, default=10)
     parser.add_argument("--realkd", default="/work/realkd-venv/bin/python",
                         help="python with realkd 0.2.1 ('' to leave realkd out)")
