@@ -279,7 +279,7 @@ class _Search:
         self.best = exact                                          # scaled by S, as reference
         self.best_float = float(exact / self.floats.scale)
         self.best_key = queue_key(exact / self.alpha / self.floats.scale)
-        # line 9's float test, obj(q*) < α·b surely (not) true: b·α(1 ∓ m) against best(1 ± m)
+        # line 9's float test, obj(q*) < α·b surely (not) true: b·α(1 ∓ m) vs best(1 ± m)
         self.best_high = self.best_float * (1 + self.margin)
         self.best_low = self.best_float * (1 - self.margin)
 

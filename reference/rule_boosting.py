@@ -54,7 +54,7 @@ class _RankedData:
         self.order = order
         self.extents = [_to_ranks(extent, rank) for extent in problem.extents]
         # Each sample's propositions as one int (bit j: it lies in I(p_j)): the grouped bound
-        # groups samples by the bits above a query's tail.
+        # groups samples by the bits of the propositions a node's subtree can add.
         self.row_keys = [0] * problem.n_samples
         for j, extent in enumerate(self.extents):
             for r in bitset.int_members(extent):
@@ -129,9 +129,9 @@ def queue_key(value):
     """The boundary's order key of a bound ``value`` (a Fraction >= 0; specs §5).
 
     The binary exponent e (2**e <= value < 2**(e+1)) and the first :data:`KEY_BITS` bits of
-    the mantissa after the leading one, as the integer e·2**(KEY_BITS+1) + ⌊value·2**(KEY_BITS−e)⌋:
-    monotone in the value and equal for values within a factor 1 + 2**-KEY_BITS. Exactly equal
-    bounds get equal keys and leave the queue in insertion order, and so do nearly equal ones,
+    the mantissa after the leading one, as the integer
+    e·2**(KEY_BITS+1) + ⌊value·2**(KEY_BITS−e)⌋: monotone in the value and equal for values
+    within a factor 1 + 2**-KEY_BITS. Exactly equal bounds get equal keys and leave the queue in insertion order, and so do nearly equal ones,
     which the fast engine can then order without exact arithmetic.
 
     >>> queue_key(Fraction(1)) == 2 ** 20, queue_key(Fraction(3, 2)) == 2 ** 20 + 2 ** 19
@@ -183,11 +183,12 @@ def optimal_rule(problem, config):
     Notes
     -----
     A node's bound is ``grouped_bound`` over the propositions its expansion can evaluate,
-    tighter than the augmentation bound its parent hands on (specs §3). The boundary pops the largest :func:`queue_key` of the node
-    bound first, ties by insertion order. Augmentations are scanned in proposition order and
-    q* changes only on strict improvement, so the result is deterministic. With ``max_depth`` set, core-query condensation is switched off (a core query
-    can be longer than an equivalent short query) while augmentations implied by the query
-    (q → p_a) are still skipped, and the result is optimal over all conjunctions of at most
+    tighter than the augmentation bound its parent hands on (specs §3). The boundary pops the
+    largest :func:`queue_key` of the node bound first, ties by insertion order. Augmentations
+    are scanned in proposition order and q* changes only on strict improvement, so the result
+    is deterministic. With ``max_depth`` set, core-query condensation is switched off (a core
+    query can be longer than an equivalent short query) while augmentations implied by the
+    query (q → p_a) are still skipped, and the result is optimal over all conjunctions of at most
     ``max_depth`` propositions.
     """
     start = time.perf_counter()
