@@ -131,8 +131,9 @@ def queue_key(value):
     The binary exponent e (2**e <= value < 2**(e+1)) and the first :data:`KEY_BITS` bits of
     the mantissa after the leading one, as the integer
     e·2**(KEY_BITS+1) + ⌊value·2**(KEY_BITS−e)⌋: monotone in the value and equal for values
-    within a factor 1 + 2**-KEY_BITS. Exactly equal bounds get equal keys and leave the queue in insertion order, and so do nearly equal ones,
-    which the fast engine can then order without exact arithmetic.
+    within a factor 1 + 2**-KEY_BITS. Exactly equal bounds get equal keys and leave the queue
+    in insertion order, and so do nearly equal ones, which the fast engine can then order
+    without exact arithmetic.
 
     >>> queue_key(Fraction(1)) == 2 ** 20, queue_key(Fraction(3, 2)) == 2 ** 20 + 2 ** 19
     (True, True)
