@@ -60,8 +60,9 @@ def originals(tmp_path_factory):
         "certified": (["rulelist"] + corels + ["--checks", "oracle,cp-sat"], [out, label], 0),
         "refuted": (["rulelist"] + corels + ["--checks", "oracle", "--engine", "broken"],
                     [out, label], 1),
-        "limited": (["rulelist"] + corels + ["--checks", "oracle", "--max-nodes", "1"],
-                    [out, label], 3),
+        # --require all: the engine's own entry (stopped at a limit) keeps it undecided
+        "limited": (["rulelist"] + corels + ["--checks", "oracle", "--max-nodes", "1",
+                                             "--require", "all"], [out, label], 3),
         "csv": (["rulelist", "--csv", csv, "--target", "y", "--lam", "0.05", "--rows", "25",
                  "--antecedents", "8", "--thresholds", "quantile:2", "--checks", "oracle",
                  "--quiet"], [csv], 0),
@@ -92,7 +93,7 @@ def test_certificates_record_lambda_n_and_their_source(certificates):
     path, _, _ = certificates["certified"]
     body = load_certificate(path)
     assert (body["lambda"], body["n_samples"], body["claimed_lower_bound"]) == ("1/50", 40, None)
-    assert (body["version"], body["total_weight"]) == (2, None)      # unweighted
+    assert (body["version"], body["total_weight"]) == (3, None)      # unweighted
     assert body["source"] == {"data": "corels", "target": None, "max_cardinality": 2,
                               "thresholds": "quantile:3", "min_support": None,
                               "antecedents": None, "rows": None, "checks": ["oracle", "cp-sat"],
@@ -167,8 +168,8 @@ FORGERIES = [
     ("certified", lambda b: b.pop("n_samples"), "the file lacks the field 'n_samples'"),
     ("certified", lambda b: b.pop("version"), "the certificate has version None"),
     ("certified", lambda b: b.update(version=True), "the certificate has version True"),
-    ("certified", lambda b: b.update(version=3),
-     "the certificate has version 3; this optrules reads versions 1 and 2"),
+    ("certified", lambda b: b.update(version=4),
+     "the certificate has version 4; this optrules reads versions 1, 2 and 3"),
     ("certified", lambda b: b.update(format="optrules.model"), "not an optrules certificate"),
     ("certified", lambda b: b.update(kind="rule-set"), "kind 'rule-set' is not"),
     ("certified", lambda b: b.update(instance_sha256="abc"), "instance_sha256 must be a SHA-256"),

@@ -467,7 +467,7 @@ def test_a_version_1_certificate_of_two_classes_rechecks_without_a_weights_field
                             "--quiet"], capsys)
     assert status == 0
     body = json.loads(path.read_text())
-    del body["total_weight"], body["source"]["weights"]
+    del body["total_weight"], body["source"]["weights"], body["require"]
     body["version"] = 1
     path.write_text(json.dumps(body))
     status, out, _ = _verify(["--recheck", path, csv], capsys)

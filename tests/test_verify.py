@@ -195,7 +195,8 @@ def test_verify_rulelist_cli_writes_a_certificate(tmp_path, capsys):
     assert status == 0 and "verdict: certified" in printed
     saved = load_certificate(certificate)
     assert saved["verdict"] == "certified"
-    assert {c["check"] for c in saved["checks"]} == {"oracle", "cp-sat", "maxsat-rc2"}
+    assert {c["check"] for c in saved["checks"]} == {"oracle", "pruned-oracle", "cp-sat",
+                                                    "maxsat-rc2"}
     assert saved["instance_sha256"] == RuleListInstance.from_dataset(
         data, Fraction(1, 50)).digest()
 

@@ -16,8 +16,9 @@ from optrules.data.binary_dataset import BinaryDataset
 from optrules.rule_lists.model import Rule, RuleList
 from optrules.verify import (InstanceTooLarge, RuleListInstance, certify_rule_list,
                              load_certificate, optimal_rule_list, rescore_rule_list)
-from optrules.verify.rule_list_encodings import (integer_groups, max_slots, solve_cpsat,
-                                                 solve_maxsat)
+from optrules.verify.pruned_oracle import pruned_optimal_rule_list
+from optrules.verify.rule_list_encodings import (KnownList, integer_groups, max_slots,
+                                                 solve_cpsat, solve_maxsat)
 
 LAMBDAS = [Fraction(1, 20), Fraction(1, 10), Fraction(1, 6), Fraction(1, 4), Fraction(2, 5),
            Fraction(49, 100)]
@@ -86,6 +87,59 @@ def test_oracle_cpsat_and_maxsat_agree(instance):
         rule_list, classes = solver_list(instance, answer)
         check = rescore_rule_list(instance, rule_list, classes)
         assert check.objective == oracle and check.non_majority_labels == (), answer.solver
+
+
+def known_list(instance, prefix):
+    """The list with these antecedents and majority labels as a KnownList, re-scored."""
+    classes = CLASS_VALUES[:instance.n_classes]
+    rule_list = described(instance, prefix, classes)
+    check = rescore_rule_list(instance, rule_list, classes)
+    return KnownList(check.objective, tuple(prefix),
+                     tuple(predicted for _, _, predicted in check.captures[:-1]),
+                     check.captures[-1][2])
+
+
+@given(weighted_instances(), st.data())
+def test_the_pruned_oracle_and_the_solvers_given_a_known_list_find_the_optimum(instance,
+                                                                               data):
+    """The pruned oracle from scratch, and every method given a known list (an optimal one or
+    any other): the oracle's optimum, with a list that re-scores to it."""
+    oracle, optimal_prefix = optimal_rule_list(instance)
+    answers = [pruned_optimal_rule_list(instance)]
+    other = data.draw(st.lists(st.integers(0, instance.n_antecedents - 1), unique=True,
+                               max_size=instance.n_antecedents))
+    for known in (known_list(instance, optimal_prefix), known_list(instance, other)):
+        assert known.objective >= oracle
+        answers += [pruned_optimal_rule_list(instance, known=known),
+                    solve_cpsat(instance, known=known), solve_maxsat(instance, known=known)]
+    for answer in answers:
+        assert answer.certified and answer.objective == oracle, (answer.solver, oracle, answer)
+        rule_list, classes = solver_list(instance, answer)
+        check = rescore_rule_list(instance, rule_list, classes)
+        assert check.objective == oracle and check.non_majority_labels == (), answer.solver
+
+
+def test_cpsat_given_the_optimum_proves_that_nothing_is_below_it():
+    instance = three_class_case()
+    optimum, prefix = optimal_rule_list(instance)
+    answer = solve_cpsat(instance, known=known_list(instance, prefix))
+    assert (answer.status, answer.objective, answer.prefix) == ("INFEASIBLE", optimum, prefix)
+
+
+def test_a_known_list_bounds_the_number_of_slots():
+    """floor(U/λ) for a known objective U below R(empty), else the usual K_max."""
+    instance = three_class_case()                        # λ = 1/20, R(empty) = 9/28
+    optimum, prefix = optimal_rule_list(instance)
+    assert max_slots(instance) == 2
+    assert max_slots(instance, known_list(instance, prefix)) == min(2, int(optimum * 20))
+    bits = np.eye(40, dtype=bool)                        # 40 antecedents, one sample each
+    labels = np.zeros(40, dtype=np.int64)
+    labels[:12] = 1
+    many = build(bits, labels, "1/100", 2, None)         # R(empty) = 12/40 = 30 λ
+    assert max_slots(many) == 30
+    assert max_slots(many, known_list(many, range(5))) == 22    # U = 7/40 + 5/100 = 22.5 λ
+    assert max_slots(many, known_list(many, range(12))) == 12   # U = 12/100 = 12 λ
+    assert max_slots(many, known_list(many, ())) == 30
 
 
 @given(matrices(max_samples=10), st.lists(st.integers(0, 5), min_size=10, max_size=10),
@@ -344,7 +398,7 @@ def _edited(path, edit):
 
 def test_weighted_certificates_round_trip(weighted_certificate):
     body = load_certificate(weighted_certificate)
-    assert (body["version"], body["total_weight"], body["verdict"]) == (2, "7/1", "certified")
+    assert (body["version"], body["total_weight"], body["verdict"]) == (3, "7/1", "certified")
     assert body["model"]["classes"] == ["a", "b", "c"]
     counts = [rule["class_counts"] for rule in body["model"]["rules"]]
     assert any(isinstance(c, str) for row in counts for c in row)      # "p/q" weights
@@ -362,7 +416,10 @@ def test_weighted_certificates_round_trip(weighted_certificate):
     (lambda b: b.update(total_weight="-7/1"), "total_weight -7/1 must be null"),
     (lambda b: b.update(total_weight=7), 'total_weight must be an exact number like "1/3"'),
     (lambda b: b.pop("total_weight"), "the file lacks the field 'total_weight'"),
-    (lambda b: b.update(version=1), "the file has an unknown field 'total_weight'"),
+    (lambda b: (b.pop("require"), b.update(version=1)),
+     "the file has an unknown field 'total_weight'"),
+    (lambda b: b.update(version=2), "the file has an unknown field 'require'"),
+    (lambda b: b.update(require="some"), "require 'some' is not one of ['any', 'all']"),
     (lambda b: b["model"]["default_counts"].append(b["model"]["default_counts"].pop() + 1),
      "the model's class counts sum to 8/1, not the total weight 7/1"),
     (lambda b: b["model"].update(default="a"),
@@ -389,7 +446,7 @@ def test_version_1_certificates_still_load(tmp_path):
     assert load_certificate(path)["total_weight"] is None
 
     def as_version_1(body):
-        body.pop("total_weight")
+        body.pop("total_weight"), body.pop("require")
         body["version"] = 1
     body = load_certificate(_edited(path, as_version_1))
     assert body["version"] == 1 and "total_weight" not in body and body["verdict"] == "certified"

@@ -3,14 +3,16 @@
 A claim is (instance, model, claimed objective). Every certificate first re-scores the model
 exactly from the data; then each requested check computes or tests the optimum on its own:
 
-rule lists: ``oracle`` (exhaustive enumeration), ``cp-sat`` and ``maxsat`` (the encodings of
-:mod:`.rule_list_encodings`); rules: ``oracle``, ``claim`` (CP-SAT decision "is there a better
-conjunction?"), ``dinkelbach`` (CP-SAT optimum from scratch) and ``cardinality`` (constant h).
+rule lists: ``oracle`` (exhaustive enumeration), ``pruned-oracle`` (enumeration pruned by the
+hierarchical bound, :mod:`.pruned_oracle`), ``cp-sat`` and ``maxsat`` (the encodings of
+:mod:`.rule_list_encodings`), each given the claimed list, re-scored, as a known list; rules:
+``oracle``, ``claim`` (CP-SAT decision "is there a better conjunction?"), ``dinkelbach`` (CP-SAT
+optimum from scratch) and ``cardinality`` (constant h).
 
-Verdicts: "certified" when the re-score matches the claim and every check that ran proved the
-same optimum; "refuted" when the re-score differs or a check proved a different optimum (or
-found a better model); "undecided" when some check could not finish (time limit) or no check
-certified, and none refuted. Checks that cannot run (too large, h not constant) are "skipped".
+Verdicts: "refuted" when the re-score differs or a check proved a different optimum (or found a
+better model); otherwise, with ``require="any"`` (the default), "certified" when at least one
+check proved the claimed optimum and none proved another, and with ``require="all"`` when every
+check did; "undecided" else. Checks that cannot run (too large, h not constant) are "skipped".
 Certificates are saved as JSON; :func:`load_certificate` reads one back and refuses a file
 that is not consistent in itself (specs/verification.md §7).
 """
@@ -29,23 +31,31 @@ from optrules.validation import (fraction_from_text, fraction_text, json_number,
 from .oracle import InstanceTooLarge, optimal_rule, optimal_rule_list
 from .rescore import rescore_rule, rescore_rule_list
 from .rule_encodings import cardinality_optimum, check_claim, dinkelbach_optimum
-from .rule_list_encodings import solve_cpsat, solve_maxsat
+from .pruned_oracle import pruned_optimal_rule_list
+from .rule_list_encodings import KnownList, solve_cpsat, solve_maxsat
 from .stopping import Interrupted, OutOfTime, time_for_next_check
 
 __all__ = ["Certificate", "certify_rule_list", "certify_rule", "RULE_LIST_CHECKS",
-           "RULE_CHECKS", "load_certificate"]
+           "RULE_CHECKS", "REQUIRE", "load_certificate"]
 
-RULE_LIST_CHECKS = ("oracle", "cp-sat", "maxsat")
+RULE_LIST_CHECKS = ("oracle", "pruned-oracle", "maxsat", "cp-sat")
 RULE_CHECKS = ("oracle", "claim", "dinkelbach", "cardinality")
 
-FORMAT, VERSION = "optrules.certificate", 2
+FORMAT, VERSION = "optrules.certificate", 3
 #: The fields of a certificate file, in the order they are written.
-FIELDS = ("format", "version", "kind", "instance_sha256", "verdict", "lambda", "n_samples",
-          "total_weight", "claimed_objective", "rescored_objective", "claimed_lower_bound",
-          "model", "problems", "checks", "source")
-#: The fields of each version this optrules reads: version 1 (two classes, no weights) had no
-#: ``total_weight``.
-VERSION_FIELDS = {1: tuple(name for name in FIELDS if name != "total_weight"), 2: FIELDS}
+FIELDS = ("format", "version", "kind", "instance_sha256", "verdict", "require", "lambda",
+          "n_samples", "total_weight", "claimed_objective", "rescored_objective",
+          "claimed_lower_bound", "model", "problems", "checks", "source")
+#: The fields of each version this optrules reads: version 2 had no ``require`` (its verdict
+#: policy was :data:`LEGACY`), version 1 (two classes, no weights) no ``total_weight`` either.
+VERSION_FIELDS = {1: tuple(name for name in FIELDS if name not in ("total_weight", "require")),
+                  2: tuple(name for name in FIELDS if name != "require"), 3: FIELDS}
+#: Verdict policies: certified when "any" check proves the claim (and none refutes or bounds
+#: it), or only when "all" of them do.
+REQUIRE = ("any", "all")
+#: The policy of versions 1 and 2: certified when some check proved the claim and every other
+#: one was skipped.
+LEGACY = "legacy"
 #: A check's verdict; "bounded": its optimum lies inside a limited claim's interval.
 CHECK_VERDICTS = ("certified", "refuted", "undecided", "bounded", "skipped")
 
@@ -80,13 +90,14 @@ class Certificate:
     problems: list = field(default_factory=list)
     source: dict | None = None
     total_weight: Fraction | None = None
+    require: str = "any"
 
     @property
     def verdict(self):
-        return _verdict(self.problems, self.checks)
+        return _verdict(self.problems, self.checks, self.require)
 
     def to_dict(self):
-        values = (FORMAT, VERSION, self.kind, self.instance_digest, self.verdict,
+        values = (FORMAT, VERSION, self.kind, self.instance_digest, self.verdict, self.require,
                   _text(self.lam), self.n_samples, _text(self.total_weight),
                   _text(self.claimed_objective),
                   _text(self.rescored_objective), _text(self.claimed_lower_bound), self.model,
@@ -97,24 +108,29 @@ class Certificate:
         write_text_atomically(path, json.dumps(self.to_dict(), indent=2) + "\n")
 
 
-def _verdict(problems, checks):
+def _verdict(problems, checks, require):
     """The overall verdict (specs/verification.md §7): "refuted" if there is a problem or a
-    check refutes; "undecided" if a check is undecided or bounded, or none certified;
-    "certified" otherwise."""
+    check refutes; else "certified" if some check certified and, by ``require``: none is
+    bounded ("any"), every check certified ("all"), or every other check was skipped
+    (:data:`LEGACY`); "undecided" otherwise."""
     verdicts = [check["verdict"] for check in checks]
     if problems or "refuted" in verdicts:
         return "refuted"
-    if "undecided" in verdicts or "bounded" in verdicts or "certified" not in verdicts:
-        return "undecided"
-    return "certified"
+    ignored = {"any": ("undecided", "skipped"), "all": (),
+               LEGACY: ("skipped",)}[require]
+    others = [verdict for verdict in verdicts if verdict not in ignored]
+    if "certified" in verdicts and all(verdict == "certified" for verdict in others):
+        return "certified"
+    return "undecided"
 
 
 def load_certificate(path):
     """Read a certificate file, checking that it is well-formed and consistent in itself.
 
-    Checked: strict JSON (no NaN or infinite numbers); the format, version 2 (or 1) and exactly
-    the fields that version writes (version 1 has no ``total_weight``: it is unweighted); a
-    known kind; a SHA-256 instance digest; λ (in (0, 1) for a rule list, >= 0 for a rule),
+    Checked: strict JSON (no NaN or infinite numbers); the format, version 3 (or 2 or 1) and
+    exactly the fields that version writes (version 2 has no ``require``: its verdict policy
+    is :data:`LEGACY`; version 1 has no ``total_weight`` either: it is unweighted); a verdict
+    policy ``require`` of :data:`REQUIRE`; a known kind; a SHA-256 instance digest; λ (in (0, 1) for a rule list, >= 0 for a rule),
     N >= 1 and the total weight W (null, i.e. W = N, or an exact fraction > 0; null for a
     rule); the claimed and re-scored objectives and the claimed lower bound as exact fractions
     (0 <= bound <= claim); the model (a valid rule list whose re-scored objective is m/W + λK
@@ -155,8 +171,12 @@ def _check_certificate(body):
     if isinstance(version, bool) or not isinstance(version, int) or \
             version not in VERSION_FIELDS:
         raise ValueError(f"the certificate has version {shown(version)}; this optrules reads "
-                         f"versions {' and '.join(map(str, VERSION_FIELDS))}.")
+                         f"versions {', '.join(map(str, list(VERSION_FIELDS)[:-1]))} and "
+                         f"{list(VERSION_FIELDS)[-1]}.")
     json_object(body, "", VERSION_FIELDS[version])
+    require = body["require"] if version >= 3 else LEGACY
+    if require not in (REQUIRE if version >= 3 else (LEGACY,)):
+        raise ValueError(f"require {shown(require)} is not one of {list(REQUIRE)}.")
     kind = body["kind"]
     if kind not in ("rule-list", "rule"):
         raise ValueError(f"kind {shown(kind)} is not 'rule-list' or 'rule'.")
@@ -204,9 +224,9 @@ def _check_certificate(body):
         raise ValueError(f"checks must be a list; got {shown(checks)}.")
     for i, check in enumerate(checks):
         _check_entry(check, f"checks[{i}]", claimed, lower_bound, upper_bound)
-    if body["verdict"] != _verdict(problems, checks):
+    if body["verdict"] != _verdict(problems, checks, require):
         raise ValueError(f"verdict {shown(body['verdict'])} is not the one the problems and "
-                         f"checks give, {_verdict(problems, checks)!r}.")
+                         f"checks give, {_verdict(problems, checks, require)!r}.")
     if body["source"] is not None and not isinstance(body["source"], dict):
         raise ValueError(f"source must be null or a JSON object; got {shown(body['source'])}.")
 
@@ -331,6 +351,12 @@ def _check_record(name, verdict, optimum, claimed, status, seconds, lower_bound=
                  "optimum": _text(optimum), "seconds": round(seconds, 4)}, **extra)
 
 
+def _checked_require(require):
+    if require not in REQUIRE:
+        raise ValueError(f"require must be one of {list(REQUIRE)}; got {require!r}.")
+    return require
+
+
 def _status(solver_status, decided):
     """A solver's status, or "INTERRUPTED" when a signal stopped it before it decided."""
     return "INTERRUPTED" if not decided and interrupt_requested() else solver_status
@@ -355,12 +381,18 @@ def _stoppable(certify):
 @_stoppable
 def certify_rule_list(instance, rule_list, classes, claimed_objective,
                       checks=RULE_LIST_CHECKS, time_limit=60.0, claimed_lower_bound=None,
-                      budget=None):
+                      budget=None, require="any"):
     """Certify that ``rule_list`` is an optimal rule list of ``instance`` with that objective.
 
     For a search stopped at a limit pass its ``claimed_lower_bound``: the claim is then only
-    lower bound <= optimum <= objective, the verdict at best "undecided", and a check refutes it
-    when the optimum falls outside that interval.
+    lower bound <= optimum <= objective; a check whose optimum lies inside that interval but
+    below the objective "bounds" the claim (the verdict is then at best "undecided"), and one
+    outside it refutes the claim.
+
+    Every check but the plain oracle starts from the claimed list with its re-scored objective
+    U (a list the data shows exists, :class:`.rule_list_encodings.KnownList`): the pruned oracle
+    as its incumbent, CP-SAT as its hint and with the question "is there a list below U?", and
+    all three with at most floor(U/λ) rules.
 
     Parameters
     ----------
@@ -370,13 +402,16 @@ def certify_rule_list(instance, rule_list, classes, claimed_objective,
         The C class values, in the order of the instance's class indices (for two classes:
         negative, positive).
     claimed_objective : Fraction
-    checks : iterable of {"oracle", "cp-sat", "maxsat"}
+    checks : iterable of {"oracle", "pruned-oracle", "maxsat", "cp-sat"}
     time_limit : float
         Seconds for each solver.
     claimed_lower_bound : Fraction, optional
     budget : optrules.limits.Budget, optional
         The whole run's time: each solver gets at most what is left, and a check with no time
         left is "undecided" (status "TIME LIMIT") without running.
+    require : {"any", "all"}
+        Certified when some check proves the claim and none refutes or bounds it ("any"), or
+        only when every check proves it ("all").
 
     Returns
     -------
@@ -391,7 +426,12 @@ def certify_rule_list(instance, rule_list, classes, claimed_objective,
                               claimed, rescored.objective, rule_list.to_dict(),
                               None if claimed_lower_bound is None
                               else Fraction(claimed_lower_bound),
-                              total_weight=instance.total_weight if instance.weighted else None)
+                              total_weight=instance.total_weight if instance.weighted else None,
+                              require=_checked_require(require))
+    index = {name: m for m, name in enumerate(instance.names)}
+    known = KnownList(rescored.objective, tuple(index[rule.antecedent] for rule in rule_list.rules),
+                      tuple(predicted for _, _, predicted in rescored.captures[:-1]),
+                      rescored.captures[-1][2])
     if rescored.objective != claimed:
         certificate.problems.append(f"the model re-scores to {_text(rescored.objective)}, not "
                                     f"the claimed {_text(claimed)}")
@@ -421,7 +461,9 @@ def certify_rule_list(instance, rule_list, classes, claimed_objective,
             continue
         try:
             seconds = time_for_next_check(time_limit, budget)
-            answer = (solve_cpsat if name == "cp-sat" else solve_maxsat)(instance, seconds)
+            solve = {"pruned-oracle": pruned_optimal_rule_list, "cp-sat": solve_cpsat,
+                     "maxsat": solve_maxsat}[name]
+            answer = solve(instance, seconds, known=known)
         except InstanceTooLarge as error:
             certificate.checks.append({"check": name, "verdict": "skipped", "status": str(error)})
             continue
@@ -440,13 +482,13 @@ def certify_rule_list(instance, rule_list, classes, claimed_objective,
 
 @_stoppable
 def certify_rule(instance, query, claimed_objective, checks=RULE_CHECKS, time_limit=60.0,
-                 alpha=1, budget=None):
+                 alpha=1, budget=None, require="any"):
     """Certify that conjunction ``query`` maximises eq. 2.3 on ``instance`` with that value.
 
     With ``alpha`` < 1 the claim is the approximation guarantee of Algorithm 1:
     obj(query) >= alpha · max obj, i.e. no conjunction has obj > claimed / alpha.
     ``cardinality`` runs only for constant h and ``oracle`` only for small instances; skipped
-    checks are recorded as such. ``time_limit`` and ``budget`` as for
+    checks are recorded as such. ``time_limit``, ``budget`` and ``require`` as for
     :func:`certify_rule_list`.
     """
     claimed = Fraction(claimed_objective)
@@ -458,7 +500,7 @@ def certify_rule(instance, query, claimed_objective, checks=RULE_CHECKS, time_li
     model = {"query": list(query), "conditions": [instance.names[j] for j in query],
              "alpha": _text(alpha)}
     certificate = Certificate("rule", instance.digest(), instance.lam, instance.n_samples,
-                              claimed, rescored, model)
+                              claimed, rescored, model, require=_checked_require(require))
     if rescored != claimed:
         certificate.problems.append(f"the query re-scores to {_text(rescored)}, not the "
                                     f"claimed {_text(claimed)}")

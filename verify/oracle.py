@@ -68,7 +68,8 @@ def optimal_rule_list(instance):
     count = sum(math.perm(instance.n_antecedents, k) for k in range(max_length + 1))
     if count > MAX_RULE_LISTS:
         raise InstanceTooLarge(f"the rule-list oracle would enumerate {count} lists "
-                               f"(limit {MAX_RULE_LISTS}); use the CP-SAT or MaxSAT encodings.")
+                               f"(limit {MAX_RULE_LISTS}); use the pruned oracle or the "
+                               "CP-SAT or MaxSAT encodings.")
     sets = [frozenset(np.flatnonzero(row).tolist()) for row in instance.antecedents]
     best, best_prefix = empty, ()
     stack = [((), everything, Fraction(0))]

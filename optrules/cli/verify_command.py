@@ -22,7 +22,7 @@ from optrules.rule_lists.model import RuleList
 from optrules.validation import (ExactFraction, Integer, Options, Subset, Thresholds,
                                  fraction_text, json_object, parse_fraction, shown,
                                  validate_params)
-from optrules.verify.certify import (RULE_CHECKS, RULE_LIST_CHECKS, certify_rule,
+from optrules.verify.certify import (REQUIRE, RULE_CHECKS, RULE_LIST_CHECKS, certify_rule,
                                      certify_rule_list, load_certificate)
 from optrules.verify.instances import RuleInstance, RuleListInstance
 
@@ -52,13 +52,20 @@ def _add_common(parser, valid_checks, default_checks):
     group.add_argument("--checks", default=",".join(default_checks), metavar="LIST",
                        help=f"comma-separated checks from {', '.join(valid_checks)} "
                             f"(default {','.join(default_checks)})")
-    _add_solver_options(group)
+    _add_solver_options(group, "any")
 
 
-def _add_solver_options(group):
+def _add_solver_options(group, require):
+    """Per-solver time, the certificate file and the verdict policy (default ``require``;
+    None: the rechecked certificate's own)."""
     group.add_argument("--solver-time-limit", type=positive_float, default=60.0,
                        metavar="SEC", help="per solver (default 60)")
     group.add_argument("--certificate", metavar="FILE", help="write the certificate as JSON")
+    shown_default = require or "the certificate's own; any for versions 1-2"
+    group.add_argument("--require", choices=REQUIRE, default=require,
+                       help="certified when any check proves the claim and none refutes or "
+                            f"bounds it, or only when all checks prove it (default: "
+                            f"{shown_default})")
 
 
 def add_parser(commands):
@@ -84,7 +91,7 @@ def add_parser(commands):
     recheck.add_argument("--recheck", nargs="+", metavar=("CERT", "DATA"),
                          help="the certificate, then the data files it was made from: CSV, or "
                               "OUT LABEL, then WEIGHTS when it had --sample-weights")
-    _add_solver_options(recheck)
+    _add_solver_options(recheck, None)
     recheck.add_argument("--json", action="store_true", help="print the new certificate")
     verify.set_defaults(run=_run_recheck, parser=verify)
     kinds = verify.add_subparsers(dest="kind")
@@ -155,7 +162,8 @@ def _run_rulelist(args, parser):
     certificate = _certify_rule_list_claim(instance, result.rule_list, dataset.classes,
                                            result.objective,
                                            result.lower_bound if limited else None, checks,
-                                           args.solver_time_limit, _command_budget(args))
+                                           args.solver_time_limit, _command_budget(args),
+                                           args.require)
     certificate.source = {
         "data": "corels" if args.csv is None else "csv", "target": args.target,
         "max_cardinality": args.max_cardinality, "thresholds": args.thresholds,
@@ -205,11 +213,11 @@ def _rule_list_dataset(estimator, problem, antecedents, rows):
 
 
 def _certify_rule_list_claim(instance, rule_list, classes, claimed, lower_bound, checks,
-                             time_limit, budget=None):
-    """The certificate of a rule-list claim; a claim with a ``lower_bound`` (the engine stopped
-    at a limit) is at best undecided, which an "engine" entry records."""
+                             time_limit, budget=None, require="any"):
+    """The certificate of a rule-list claim; an "engine" entry records that a claim with a
+    ``lower_bound`` comes from an engine stopped at a limit (undecided by itself)."""
     certificate = certify_rule_list(instance, rule_list, classes, claimed, checks, time_limit,
-                                    lower_bound, budget)
+                                    lower_bound, budget, require)
     if lower_bound is not None:
         certificate.checks.append({"check": "engine", "verdict": "undecided",
                                    "status": f"the engine stopped at a limit; lower bound "
@@ -234,7 +242,7 @@ def _run_rule(args, parser):
         alpha = min(alpha, result.guarantee)
     certificate = certify_rule(instance, result.query, result.objective, checks,
                                args.solver_time_limit, alpha=alpha,
-                               budget=_command_budget(args))
+                               budget=_command_budget(args), require=args.require)
     certificate.source = {"data": "csv", "target": args.target, "loss": args.loss,
                           "thresholds": args.thresholds, "rows": args.rows,
                           "propositions": args.propositions, "checks": checks}
@@ -304,6 +312,8 @@ def _run_recheck(args, parser):
         raise ValueError(f"--recheck: {path} was made from {made_from}, so give "
                          f"CERT {' '.join(files)}; got {len(data)} data file(s).")
     lam = Fraction(stored["lambda"])
+    if args.require is None:
+        args.require = stored.get("require", "any")
     if stored["kind"] == "rule-list":
         certificate = _recheck_rule_list(path, stored, source, data, lam, args)
     else:
@@ -395,7 +405,7 @@ def _recheck_rule_list(path, stored, source, data, lam, args):
         return _certify_rule_list_claim(
             instance, rule_list, dataset.classes, Fraction(stored["claimed_objective"]),
             None if lower_bound is None else Fraction(lower_bound), source["checks"],
-            args.solver_time_limit)
+            args.solver_time_limit, require=args.require)
     except ValueError as error:              # the model names an antecedent the data lack
         raise ValueError(f"{path}: the certificate's model does not fit its data: "
                          f"{error}") from None
@@ -413,4 +423,4 @@ def _recheck_rule(path, stored, source, data, lam, args):
                          f"propositions of the data ({len(instance.names)} propositions).")
     return certify_rule(instance, tuple(query), Fraction(stored["claimed_objective"]),
                         source["checks"], args.solver_time_limit,
-                        alpha=Fraction(stored["model"]["alpha"]))
+                        alpha=Fraction(stored["model"]["alpha"]), require=args.require)
