@@ -14,7 +14,7 @@ from hypothesis import given, strategies as st
 
 from optrules.data.binary_dataset import BinaryDataset
 from optrules.rule_lists.model import Rule, RuleList
-from optrules.verify import (InstanceTooLarge, RuleListInstance, certify_rule_list,
+from optrules.verify import (Certificate, InstanceTooLarge, RuleListInstance, certify_rule_list,
                              load_certificate, optimal_rule_list, rescore_rule_list)
 from optrules.verify.pruned_oracle import pruned_optimal_rule_list
 from optrules.verify.rule_list_encodings import (KnownList, integer_groups, max_slots,
@@ -140,6 +140,26 @@ def test_a_known_list_bounds_the_number_of_slots():
     assert max_slots(many, known_list(many, range(5))) == 22    # U = 7/40 + 5/100 = 22.5 λ
     assert max_slots(many, known_list(many, range(12))) == 12   # U = 12/100 = 12 λ
     assert max_slots(many, known_list(many, ())) == 30
+
+
+@pytest.mark.parametrize("verdicts, any_, all_", [
+    (["certified"], "certified", "certified"),
+    (["certified", "undecided", "skipped"], "certified", "undecided"),
+    (["skipped", "certified", "certified"], "certified", "undecided"),
+    (["certified", "bounded"], "undecided", "undecided"),
+    (["certified", "refuted"], "refuted", "refuted"),
+    (["undecided", "skipped"], "undecided", "undecided"),
+    ([], "undecided", "undecided"),
+])
+def test_the_verdict_policies(verdicts, any_, all_):
+    """"any": one proof and no contrary check; "all": every check proves the claim."""
+    def verdict(require, problems=()):
+        certificate = Certificate("rule", "0" * 64, Fraction(1), 1, Fraction(0), Fraction(0),
+                                  {}, checks=[{"verdict": v} for v in verdicts],
+                                  problems=list(problems), require=require)
+        return certificate.verdict
+    assert (verdict("any"), verdict("all")) == (any_, all_)
+    assert verdict("any", ["re-scores otherwise"]) == "refuted"
 
 
 @given(matrices(max_samples=10), st.lists(st.integers(0, 5), min_size=10, max_size=10),

@@ -128,18 +128,19 @@ def load_certificate(path):
     """Read a certificate file, checking that it is well-formed and consistent in itself.
 
     Checked: strict JSON (no NaN or infinite numbers); the format, version 3 (or 2 or 1) and
-    exactly the fields that version writes (version 2 has no ``require``: its verdict policy
-    is :data:`LEGACY`; version 1 has no ``total_weight`` either: it is unweighted); a verdict
-    policy ``require`` of :data:`REQUIRE`; a known kind; a SHA-256 instance digest; λ (in (0, 1) for a rule list, >= 0 for a rule),
-    N >= 1 and the total weight W (null, i.e. W = N, or an exact fraction > 0; null for a
-    rule); the claimed and re-scored objectives and the claimed lower bound as exact fractions
-    (0 <= bound <= claim); the model (a valid rule list whose re-scored objective is m/W + λK
-    for a mistake weight m in [0, W], an integer when unweighted; or a query of distinct
-    proposition indices with their names and α in (0, 1]); every check entry well-formed, and
-    a check that proved an optimum carries the verdict that optimum gives against the claim; a
-    re-score that differs from the claim, and class counts of the model that do not sum to W or
-    do not give the re-scored objective, recorded as a problem; and the stored verdict the one
-    the problems and checks give (:attr:`Certificate.verdict`).
+    exactly the fields that version writes (version 2 has no ``require``: its verdict policy is
+    :data:`LEGACY`; version 1 has no ``total_weight`` either: it is unweighted); a verdict
+    policy ``require`` of :data:`REQUIRE`; a known kind; a SHA-256 instance digest; λ (in (0,
+    1) for a rule list, >= 0 for a rule), N >= 1 and the total weight W (null, i.e. W = N, or
+    an exact fraction > 0; null for a rule); the claimed and re-scored objectives and the
+    claimed lower bound as exact fractions (0 <= bound <= claim); the model (a valid rule list
+    whose re-scored objective is m/W + λK for a mistake weight m in [0, W], an integer when
+    unweighted; or a query of distinct proposition indices with their names and α in (0, 1]);
+    every check entry well-formed, and a check that proved an optimum carries the verdict that
+    optimum gives against the claim; a re-score that differs from the claim, and class counts
+    of the model that do not sum to W or do not give the re-scored objective, recorded as a
+    problem; and the stored verdict the one the problems and checks give
+    (:attr:`Certificate.verdict`).
 
     What no file can show is that its checks really ran on its data: ``optrules verify
     --recheck CERT DATA...`` runs them again.
@@ -429,7 +430,8 @@ def certify_rule_list(instance, rule_list, classes, claimed_objective,
                               total_weight=instance.total_weight if instance.weighted else None,
                               require=_checked_require(require))
     index = {name: m for m, name in enumerate(instance.names)}
-    known = KnownList(rescored.objective, tuple(index[rule.antecedent] for rule in rule_list.rules),
+    known = KnownList(rescored.objective,
+                      tuple(index[rule.antecedent] for rule in rule_list.rules),
                       tuple(predicted for _, _, predicted in rescored.captures[:-1]),
                       rescored.captures[-1][2])
     if rescored.objective != claimed:
