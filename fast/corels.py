@@ -42,6 +42,7 @@ from optrules.blas import single_blas_thread
 from optrules.data import bitset
 from optrules.data.binary_dataset import BinaryDataset
 from optrules.reference.corels import _BranchAndBound, _Node, _priority, search_result
+from optrules.rule_lists.search_certificate import CODES
 
 __all__ = ["corels", "compressed"]
 
@@ -174,6 +175,9 @@ class _VectorisedBranchAndBound(_BranchAndBound):
         if batch.best != self.best_objective:           # R^c fell since the batch's tests
             batch.classify(self.best_objective)
         prefix = batch.prefixes[row]
+        self._start_codes(prefix)
+        if self.trace is not None:
+            batch.write_codes(row, self.codes)
         self.prefix_set = sum(1 << antecedent for antecedent in prefix)
         not_captured = self.everything                      # u <- ¬cap(x, d_p), as in Alg. 2
         for antecedent in prefix:
@@ -183,6 +187,7 @@ class _VectorisedBranchAndBound(_BranchAndBound):
         for s, b, b0, value, predicted, weight in batch.chosen(row):
             if "hierarchical" in self.bounds and b + b0 >= self.best_objective:
                 self.statistics["pruned_lower_bound"] += 1    # R^c fell during this expansion
+                self._note(s, "lower_bound")
                 continue
             child = _Node(s, node, b, b0, predicted,
                           node.n_captured + weight if self.track_captured else 0)
@@ -199,6 +204,7 @@ class _VectorisedBranchAndBound(_BranchAndBound):
         else:
             self._count(batch, row, segment_start, last + 1, best, best == start_best)
         batch.count_evaluations(row, last, self.statistics)
+        self._write_expanded(prefix, node)
         node.expanded = True
         if not node.children:
             self._prune_upwards(node)
@@ -375,6 +381,16 @@ class _Children:
                                                    self.failed.values()],
                                                   dtype=np.int64).reshape(
                                   len(self.failed), -1).T.tolist()]
+
+    def write_codes(self, row, codes):
+        """The search certificate's codes of the children of ``row`` that the expansion does
+        not insert: the test each failed, or the extension test that stops it (``codes``, a
+        bytearray with a byte per antecedent, is written in place)."""
+        view = np.frombuffer(codes, dtype=np.uint8)
+        for name, fails in self.failed.items():
+            view[fails[row]] = ord(CODES[name])
+        for reason, mask in self.extension_masks.items():
+            view[self.counted_only[row] & mask[row]] = ord(CODES[reason])
 
     def chosen(self, row):
         """(s, b, b_0, objective, prediction, captured weight) of the children of ``row`` that

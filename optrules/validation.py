@@ -402,6 +402,22 @@ class Boolean(_Constraint):
         return "a bool"
 
 
+class FilePath(_Constraint):
+    """A file name: a non-empty string or an ``os.PathLike``."""
+
+    def accepts(self, value):
+        return isinstance(value, (str, os.PathLike))
+
+    def resolve(self, name, value, owner):
+        if not str(value):
+            raise ValueError(f"The {name!r} parameter of {owner} must be a file name; got an "
+                             "empty string.")
+        return value
+
+    def __str__(self):
+        return "a file name"
+
+
 class Callable(_Constraint):
     """Any callable."""
 

@@ -35,6 +35,7 @@ from fractions import Fraction
 
 from optrules.data import bitset
 from optrules.rule_lists.model import Rule, RuleList, RuleListResult
+from optrules.rule_lists.search_certificate import CODES
 
 __all__ = ["corels"]
 
@@ -110,6 +111,10 @@ class _BranchAndBound:
     def __init__(self, dataset, lam, config):
         self.config = config
         self.bounds = config.bounds
+        # The search certificate (specs/certificates.md), if asked for: the writer, and the
+        # codes and symmetry witnesses of the children of the prefix being expanded.
+        self.trace = config.certificate
+        self.codes, self.witnesses = None, None
         self.n_samples = dataset.n_samples
         self.everything = (1 << self.n_samples) - 1
         self.antecedents = [bitset.to_int(row) for row in dataset.antecedents]
@@ -222,7 +227,11 @@ class _BranchAndBound:
             if stop is not None:
                 return nodes_expanded, stop
             node = self._pop()
-            if node.deleted or self._extension_pruned_by(node) is not None:
+            if node.deleted:
+                continue
+            reason = self._extension_pruned_by(node)
+            if reason is not None:
+                self._drop(node, reason)
                 continue
             self._expand(node)
             nodes_expanded += 1
@@ -239,6 +248,7 @@ class _BranchAndBound:
             not_captured &= ~self.antecedents[antecedent]
         not_captured_weights = self._class_weights(not_captured,
                                                    self.weight(not_captured, self.all_samples))
+        self._start_codes(prefix)
         for s, antecedent_bits in enumerate(self.antecedents):
             if node.deleted:
                 break              # a new incumbent's garbage collection removed this prefix
@@ -249,6 +259,7 @@ class _BranchAndBound:
             child = self._evaluate_child(node, s, captured, not_captured, not_captured_weights)
             if child is not None:
                 self._insert(node, *child, captured, not_captured)
+        self._write_expanded(prefix, node)
         node.expanded = True
         if not node.children:
             self._prune_upwards(node)
@@ -261,12 +272,14 @@ class _BranchAndBound:
         # Thm 10 (minimum support): each rule of an optimal list captures weight more than λW.
         if "minimum_support" in bounds and mistake * n_captured <= rule_penalty:
             self.statistics["pruned_minimum_support"] += 1
+            self._note(s, "minimum_support")
             return None
         n_remaining = sum(not_captured_weights) - n_captured
         # Thm 12 (maximum support): an optimal list leaves weight more than λW to later rules
         # (at exactly λW, a shorter list is at least as good).
         if "maximum_support" in bounds and mistake * n_remaining <= rule_penalty:
             self.statistics["pruned_maximum_support"] += 1
+            self._note(s, "maximum_support")
             return None
         # Alg. 3 (incremental lower bound, eq. 105): the new rule predicts its majority class.
         captured_weights = self._class_weights(captured, n_captured)
@@ -274,6 +287,7 @@ class _BranchAndBound:
         # Thm 11 (accurate support): each rule classifies weight more than λW correctly.
         if "accurate_support" in bounds and mistake * (n_captured - rule_mistakes) <= rule_penalty:
             self.statistics["pruned_accurate_support"] += 1
+            self._note(s, "accurate_support")
             return None
         lower_bound = parent.lower_bound + rule_penalty + mistake * rule_mistakes
         remaining = not_captured ^ captured
@@ -281,6 +295,7 @@ class _BranchAndBound:
         # Thm 1 with Thm 22: no rule list starting with this prefix can beat R^c.
         if "hierarchical" in bounds and lower_bound + minority_bound >= self.best_objective:
             self.statistics["pruned_lower_bound"] += 1
+            self._note(s, "lower_bound")
             return None
         # Alg. 4 (incremental objective, eq. 107): the default rule predicts its majority class.
         default_mistakes, _ = _majority([a - b for a, b in zip(not_captured_weights,
@@ -297,32 +312,43 @@ class _BranchAndBound:
         reason = self._extension_pruned_by(child)
         if reason is not None:
             self.statistics["not_extended_" + reason] += 1
+            self._note(child.antecedent, reason)
             return
-        if not self._claim_symmetry_key(child, not_captured ^ captured):
+        blocker = self._symmetry_blocker(child, not_captured ^ captured)
+        if blocker is not None:
             self.statistics["pruned_symmetry"] += 1
+            self._note(child.antecedent, "symmetry", blocker)
             return
         if parent.children is _NO_CHILDREN:
             parent.children = {}
         parent.children[child.antecedent] = child
         self._push(child, objective)
+        self._note(child.antecedent, "queued")
 
-    def _claim_symmetry_key(self, child, remaining):
-        """Symmetry-aware pruning (Cor. 18 / Thm 17): keep one prefix per key, the best bound.
+    def _symmetry_blocker(self, child, remaining):
+        """Symmetry-aware pruning (Cor. 18 / Thm 17): keep one prefix per key, the first in
+        the order of :func:`dominance_order` (the best bound; ties to the shorter prefix, then
+        the lexicographically smaller one).
 
-        Returns False if an equivalent prefix with a lower bound at most the child's is known;
-        otherwise records the child (deleting a worse equivalent prefix's subtree).
+        Returns the known equivalent prefix before the child in that order, if any; otherwise
+        records the child (deleting the later equivalent prefix's subtree) and returns None. A
+        strict order that extending both prefixes by the same rules preserves is what makes
+        these prunes a checkable certificate (specs/certificates.md).
         """
         if self.config.symmetry_map == "none":
-            return True
+            return None
         key = self._symmetry_key(child, remaining)
         known = self.symmetry_map.get(key)
         if known is not None:
-            if known.lower_bound <= child.lower_bound:
-                return False
+            if known.lower_bound < child.lower_bound or (
+                    known.lower_bound == child.lower_bound and
+                    dominance_order(known.prefix()) < dominance_order(child.prefix())):
+                return known
+            self._drop(known, "symmetry", child)
             self._delete_subtree(known)
         self.symmetry_map[key] = child
         child.map_key = key
-        return True
+        return None
 
     def _symmetry_key(self, child, remaining):
         """The child's key in the symmetry map: its antecedents in canonical (ascending) order
@@ -345,6 +371,7 @@ class _BranchAndBound:
         """Delete every subtree whose root cannot lead to a better rule list (§5)."""
         for child in list(node.children.values()):
             if child.lower_bound + child.minority_bound >= self.best_objective:
+                self._drop(child, "lower_bound")
                 self._delete_subtree(child)
             else:
                 self._garbage_collect(child)
@@ -362,6 +389,33 @@ class _BranchAndBound:
                 del self.symmetry_map[current.map_key]
             stack.extend(current.children.values())
             current.children = _NO_CHILDREN
+
+    # ----- search certificate (specs/certificates.md) -----------------------------------------
+    def _start_codes(self, prefix):
+        """Every child of the prefix being expanded starts "not evaluated"."""
+        if self.trace is not None:
+            self.codes = bytearray(CODES["not_evaluated"] * len(self.antecedents), "ascii")
+            for antecedent in prefix:
+                self.codes[antecedent] = ord(CODES["in-prefix"])
+            self.witnesses = {}
+
+    def _note(self, s, reason, witness=None):
+        """What became of child s of the prefix being expanded (a key of ``CODES``)."""
+        if self.codes is not None:
+            self.codes[s] = ord(CODES[reason])
+            if witness is not None:
+                self.witnesses[s] = witness.prefix()
+
+    def _write_expanded(self, prefix, node):
+        if self.trace is not None:
+            self.trace.expanded(prefix, node.lower_bound, self.codes, self.witnesses)
+            self.codes = None
+
+    def _drop(self, node, reason, witness=None):
+        """A prefix leaves the search with this reason (a key of ``CODES``)."""
+        if self.trace is not None:
+            self.trace.dropped(node.prefix(), reason, node.lower_bound,
+                               None if witness is None else witness.prefix())
 
     def _prune_upwards(self, node):
         """Delete an expanded, childless prefix and then its childless expanded ancestors (§5)."""
@@ -411,6 +465,12 @@ class _BranchAndBound:
                 permutations *= free - k
             remaining += count * term
         return lower_bound, remaining
+
+
+def dominance_order(prefix):
+    """Among equivalent prefixes of equal bound, the one kept: shorter first, then
+    lexicographically smaller (extending two prefixes by the same rules keeps their order)."""
+    return len(prefix), tuple(prefix)
 
 
 def _weight_planes(weights):

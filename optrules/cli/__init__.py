@@ -1,7 +1,7 @@
 """optrules: certifiably optimal rule lists, optimal rule boosting, and their verification.
 
 Commands: ``optrules rulelist``, ``optrules boost``, ``optrules predict``, ``optrules verify``,
-``optrules data`` and ``optrules demo``; one module per subcommand (``<name>_command.py``),
+``optrules check-certificate``, ``optrules data`` and ``optrules demo``; one module per subcommand (``<name>_command.py``),
 each with ``add_parser(commands)``.
 
 Exit status: 0 on success (also when a node, time or memory limit stopped the search: the
@@ -10,7 +10,7 @@ Ctrl-C (SIGINT) and 143 after a SIGTERM: the first such signal during a search s
 next node, and the best result so far is printed and its files written as usual; a second
 signal, or one while no search runs (reading data, writing files), aborts at once (also 130/143,
 nothing more written). ``optrules verify`` adds 1 (refuted) and 3
-(undecided).
+(undecided); ``optrules check-certificate`` adds 1 (rejected).
 """
 
 import argparse
@@ -20,14 +20,14 @@ import warnings
 
 from optrules.limits import StoppedSearchWarning, interruptible, received_signal
 
-from . import (boost_command, data_command, demo_command, predict_command, rulelist_command,
-               verify_command)
+from . import (boost_command, check_certificate_command, data_command, demo_command,
+               predict_command, rulelist_command, verify_command)
 from .arguments import check_output_paths
 
 __all__ = ["main"]
 
-_COMMANDS = (rulelist_command, boost_command, predict_command, verify_command, data_command,
-             demo_command)
+_COMMANDS = (rulelist_command, boost_command, predict_command, verify_command,
+             check_certificate_command, data_command, demo_command)
 
 
 def _parser():

@@ -150,7 +150,7 @@ def rule_list_estimator(args):
         thresholds=args.thresholds, policy=args.policy, symmetry_map=args.symmetry_map,
         max_nodes=args.max_nodes, max_queue=args.max_queue, time_limit=remaining_time(args),
         max_memory=args.max_memory, disabled_bounds=tuple(args.disable_bound), engine=args.engine,
-        verbose=verbosity(args))
+        verbose=verbosity(args), certificate=getattr(args, "search_certificate", None))
 
 
 def add_progress_arguments(group):

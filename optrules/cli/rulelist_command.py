@@ -19,6 +19,9 @@ def add_parser(commands):
         epilog="example: optrules rulelist --csv compas.csv "
                "--target recidivate-within-two-years --lam 0.015 --save-model model.json")
     add_rulelist_arguments(parser)
+    parser.add_argument("--certificate", dest="search_certificate", metavar="FILE",
+                        help="write the search certificate (JSON Lines; gzip if FILE ends in "
+                             ".gz) for optrules check-certificate")
     parser.set_defaults(run=run, parser=parser)
 
 

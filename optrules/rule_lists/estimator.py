@@ -16,8 +16,8 @@ from optrules.limits import (STOP_STATUSES, Budget, Stopped, interruptible, memo
 from optrules.rule_lists.fit import (BOUNDS, ENGINES, POLICIES, SYMMETRY_MAPS, ProgressLog,
                                      fit_rule_list, unsearched_result)
 from optrules.rule_lists.model import RuleList, RuleListResult, exact_json
-from optrules.validation import (Boolean, ExactFraction, Integer, Options, Real, Subset,
-                                 Thresholds, fraction_from_text, fraction_text, json_number,
+from optrules.validation import (Boolean, ExactFraction, FilePath, Integer, Options, Real,
+                                 Subset, Thresholds, fraction_from_text, fraction_text, json_number,
                                  json_object, shown)
 
 __all__ = ["RuleListClassifier"]
@@ -83,6 +83,10 @@ class RuleListClassifier(RuleEstimator):
         (every second when stderr is not a terminal). The line shows the elapsed time, prefixes
         expanded, queue and map sizes, best objective, global lower bound and log10 of the
         remaining search space.
+    certificate : str or path, optional
+        Write the search certificate of each ``fit`` here (JSON Lines, gzip when the name ends
+        in ``.gz``; specs/certificates.md), for ``optrules check-certificate``. Only a finished
+        search ("optimal") writes one.
 
     A first Ctrl-C (SIGINT) or SIGTERM during ``fit`` stops the search at its next node: the
     best list so far is kept, with ``status_ == "interrupted"`` and a warning; a second one
@@ -171,12 +175,13 @@ class RuleListClassifier(RuleEstimator):
         "disabled_bounds": [Subset(BOUNDS)],
         "engine": [Options(ENGINES)],
         "verbose": [Integer(0), Boolean()],
+        "certificate": [FilePath(), None],
     }
 
     def __init__(self, lam=0.01, *, max_cardinality=2, min_support=None,
                  thresholds="quantile:3", policy="lower-bound", symmetry_map="prefix",
                  max_nodes=None, max_queue=None, time_limit=None, max_memory="auto",
-                 disabled_bounds=(), engine="fast", verbose=0):
+                 disabled_bounds=(), engine="fast", verbose=0, certificate=None):
         self.lam = lam
         self.max_cardinality = max_cardinality
         self.min_support = min_support
@@ -190,6 +195,7 @@ class RuleListClassifier(RuleEstimator):
         self.disabled_bounds = disabled_bounds
         self.engine = engine
         self.verbose = verbose
+        self.certificate = certificate
 
     # ----- fitting ------------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
@@ -310,7 +316,7 @@ class RuleListClassifier(RuleEstimator):
                 dataset, params["lam"], engine=params["engine"], policy=params["policy"],
                 symmetry_map=params["symmetry_map"], disabled_bounds=params["disabled_bounds"],
                 max_nodes=params["max_nodes"], max_queue=params["max_queue"], max_memory=None,
-                budget=budget, progress=progress)
+                budget=budget, progress=progress, certificate=params["certificate"])
         finally:
             if progress is not None:
                 progress.close()

@@ -17,8 +17,9 @@ from optrules.limits import Budget, interruptible, memory_cap
 from optrules.progress import ProgressLine
 from optrules.rule_lists.equivalent_points import check_minority, minority_bits
 from optrules.rule_lists.model import describe
-from optrules.validation import (Callable, ExactFraction, Integer, Options, Real, Subset,
-                                 validate_params)
+from optrules.rule_lists.search_certificate import SearchCertificateWriter
+from optrules.validation import (Callable, ExactFraction, FilePath, Integer, Options, Real,
+                                 Subset, fraction_text, validate_params)
 
 __all__ = ["fit_rule_list", "unsearched_result", "SearchConfig", "ProgressLog", "ENGINES", "POLICIES",
            "SYMMETRY_MAPS", "BOUNDS", "PARAMETER_CONSTRAINTS"]
@@ -52,6 +53,7 @@ class SearchConfig:
     max_queue: int | None = None
     budget: Budget = field(default_factory=Budget)
     progress: object = None
+    certificate: object = None       # a SearchCertificateWriter, or None
 
 
 class ProgressLog(ProgressLine):
@@ -87,13 +89,14 @@ PARAMETER_CONSTRAINTS = {
     "max_memory": [Real(), None, Options(("auto",))],
     "progress": [Callable(), None],
     "disabled_bounds": [Subset(BOUNDS)],
+    "certificate": [FilePath(), None],
 }
 
 
 def fit_rule_list(dataset, lam, *, sample_weight=None, engine="fast",
                   policy="lower-bound", symmetry_map="prefix", disabled_bounds=(),
                   max_nodes=None, max_queue=None, time_limit=None, max_memory="auto",
-                  progress=None, budget=None):
+                  progress=None, budget=None, certificate=None):
     """Find a certifiably optimal rule list (CORELS objective).
 
     Minimises R(d) = mistakes(d)/N + λ·K(d) over all rule lists d of K distinct antecedents
@@ -138,6 +141,10 @@ def fit_rule_list(dataset, lam, *, sample_weight=None, engine="fast",
         Called as ``progress(nodes_expanded, describe)``; see :class:`ProgressLog`.
     budget : optrules.limits.Budget, optional
         An enclosing budget (a whole command's deadline) that also stops the search.
+    certificate : str or path, optional
+        Write the search certificate here (specs/certificates.md; gzip if the name ends in
+        ``.gz``), which ``optrules check-certificate`` replays without trusting the engine.
+        Written only when the search finishes ("optimal").
 
     Returns
     -------
@@ -184,8 +191,8 @@ def fit_rule_list(dataset, lam, *, sample_weight=None, engine="fast",
     given = validate_params(PARAMETER_CONSTRAINTS, {
         "lam": lam, "engine": engine, "policy": policy, "symmetry_map": symmetry_map,
         "max_nodes": max_nodes, "max_queue": max_queue, "time_limit": time_limit,
-        "max_memory": max_memory, "progress": progress, "disabled_bounds": disabled_bounds},
-        "fit_rule_list")
+        "max_memory": max_memory, "progress": progress, "disabled_bounds": disabled_bounds,
+        "certificate": certificate}, "fit_rule_list")
     if sample_weight is not None:
         dataset = dataset.with_weights(sample_weight)
     if budget is not None and not isinstance(budget, Budget):
@@ -200,9 +207,37 @@ def fit_rule_list(dataset, lam, *, sample_weight=None, engine="fast",
     if "equivalent_points" in config.bounds:
         dataset = _with_sound_minority(dataset)
     engine_module = importlib.import_module(ENGINES[given["engine"]])
-    with interruptible():
-        result = engine_module.corels(dataset, given["lam"], config)
-    return replace(result, rule_list=describe(result.rule_list, dataset))
+    if given["certificate"] is not None:
+        total = dataset.n_samples if dataset.weights is None else int(dataset.weights.sum())
+        config = replace(config, certificate=SearchCertificateWriter(
+            given["certificate"], given["lam"].denominator * total))
+    try:
+        with interruptible():
+            result = engine_module.corels(dataset, given["lam"], config)
+    except BaseException:
+        if config.certificate is not None:
+            config.certificate.discard()
+        raise
+    result = replace(result, rule_list=describe(result.rule_list, dataset))
+    if config.certificate is not None:
+        _finish_certificate(config, dataset, result, given["engine"])
+    return result
+
+
+def _finish_certificate(config, dataset, result, engine):
+    """Put the claim in front of the search certificate's records, or drop them when the
+    search stopped at a limit (its records would not cover the search space)."""
+    from optrules.verify.instances import RuleListInstance     # verify imports this package
+    if result.status != "optimal":
+        config.certificate.discard()
+        return
+    config.certificate.finish({
+        "kind": "rule-list",
+        "instance_sha256": RuleListInstance.from_dataset(dataset, result.lam).digest(),
+        "lambda": fraction_text(result.lam),
+        "claimed_objective": fraction_text(result.objective),
+        "model": result.rule_list.to_dict(), "engine": engine,
+        "symmetry_map": config.symmetry_map, "bounds": sorted(config.bounds)})
 
 
 def unsearched_result(labels, lam, status, *, classes, target, sample_weight=None,
