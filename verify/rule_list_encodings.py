@@ -17,8 +17,8 @@ costs more than the empty list), or floor(U/λ) slots when a list of objective U
 
 Mistakes are split into a constant and an excess (the equivalent-points bound of Angelino et
 al. §3.14 made exact): whichever class c a rule predicts for the group u it captures, it costs
-G'_u − G'_uc = (G'_u − max_c' G'_uc') + (max_c' G'_uc' − G'_uc). Every group is captured exactly
-once (by a rule or the default), so the first term sums to a constant and only the excess
+G'_u − G'_uc = (G'_u − max_c' G'_uc') + (max_c' G'_uc' − G'_uc). Every group is captured
+exactly once (by a rule or the default), so the first term sums to a constant and only the excess
 max − G'_uc of predicting a class c that is not a largest one needs a variable.
 
 Variables (shared by both encodings):

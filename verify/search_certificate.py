@@ -3,9 +3,10 @@ trusting nothing but the data (specs/certificates.md).
 
 A search certificate claims: the model re-scores to R*, and no rule list has R < R*. The checker
 re-scores the model, then proves the second half by covering the search space with the records:
-the empty prefix is expanded; every child of an expanded prefix is expanded, pruned (its code
-names a bound this module recomputes from the data), or queued and later expanded or dropped
-(with a bound recomputed here); a prefix that was not evaluated is inside a dropped one. Each
+the empty prefix is expanded (or dropped); every child of an expanded prefix is expanded,
+pruned (its code names a bound this module recomputes from the data), or queued and later
+expanded or dropped (with a bound recomputed here); a prefix that was not evaluated is inside
+a dropped one. Each
 pruning is one of these arguments, for lists L with R(L) < R* (b: a prefix's own mistakes/W +
 λK; b_0: the weight of its uncaptured equivalent-point minorities/W; R: its list's objective):
 
@@ -384,8 +385,6 @@ class _Replay:
 
     def _take_dropped(self, record, number):
         prefix = self._prefix(record["dropped"], "dropped")
-        if not prefix:
-            raise _Rejected("the empty prefix cannot be dropped")
         uncaptured, bound = self.figures(prefix)
         self._stated(record, bound)
         minority, default = self._rest(uncaptured)
@@ -411,13 +410,13 @@ class _Replay:
             raise _Rejected("no header")
         if not self.ended:
             raise _Rejected("the file ends before its end line (truncated)")
-        if () not in self.expanded:
-            raise _Rejected("the empty prefix is never expanded")
+        if () not in self.expanded and () not in self.dropped:
+            raise _Rejected("the empty prefix is never expanded or dropped")
         generated = self.expanded | self.pending | self.dropped
         for witness in self.witnesses:
             if witness not in generated:
                 raise _Rejected(f"witness {list(witness)} is not a prefix of the search")
         for prefix in self.pending:
-            if not any(prefix[:k] in self.dropped for k in range(1, len(prefix) + 1)):
+            if not any(prefix[:k] in self.dropped for k in range(len(prefix) + 1)):
                 raise _Rejected(f"prefix {list(prefix)} was queued but never expanded or "
                                 "dropped")

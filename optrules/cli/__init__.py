@@ -1,8 +1,8 @@
 """optrules: certifiably optimal rule lists, optimal rule boosting, and their verification.
 
 Commands: ``optrules rulelist``, ``optrules boost``, ``optrules predict``, ``optrules verify``,
-``optrules check-certificate``, ``optrules data`` and ``optrules demo``; one module per subcommand (``<name>_command.py``),
-each with ``add_parser(commands)``.
+``optrules check-certificate``, ``optrules data`` and ``optrules demo``; one module per
+subcommand (``<name>_command.py``), each with ``add_parser(commands)``.
 
 Exit status: 0 on success (also when a node, time or memory limit stopped the search: the
 output says so and gives the optimality gap), 2 for bad arguments or input files, 130 after a

@@ -7,6 +7,7 @@ from optrules.data.corels_files import load_corels
 from optrules.data.weights import read_weights
 from optrules.verify.instances import RuleListInstance
 from optrules.verify.search_certificate import check_search_certificate
+from optrules.verify.search_tree import search_tree
 
 __all__ = ["add_parser"]
 
@@ -29,6 +30,9 @@ def add_parser(commands):
                         help="the CORELS .out and .label files, then the --sample-weights "
                              "file if the search had one")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--graphml", metavar="FILE",
+                        help="also write the search tree as GraphML (needs networkx: pip "
+                             "install 'optrules[graph]')")
     parser.set_defaults(run=run, parser=parser)
 
 
@@ -43,6 +47,9 @@ def run(args, parser):
     lam = _header_lambda(args.certificate, first)
     report = check_search_certificate(args.certificate,
                                       RuleListInstance.from_dataset(dataset, lam))
+    if args.graphml:
+        import networkx
+        networkx.write_graphml(search_tree(args.certificate), args.graphml)
     if args.json:
         print(json.dumps({"accepted": report.accepted, "reason": report.reason,
                           "records": report.records, "seconds": round(report.seconds, 3)}))

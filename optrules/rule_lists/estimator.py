@@ -17,8 +17,8 @@ from optrules.rule_lists.fit import (BOUNDS, ENGINES, POLICIES, SYMMETRY_MAPS, P
                                      fit_rule_list, unsearched_result)
 from optrules.rule_lists.model import RuleList, RuleListResult, exact_json
 from optrules.validation import (Boolean, ExactFraction, FilePath, Integer, Options, Real,
-                                 Subset, Thresholds, fraction_from_text, fraction_text, json_number,
-                                 json_object, shown)
+                                 Subset, Thresholds, fraction_from_text, fraction_text,
+                                 json_number, json_object, shown)
 
 __all__ = ["RuleListClassifier"]
 
