@@ -194,14 +194,49 @@ def test_rulelist_writes_and_check_certificate_replays(tmp_path, capsys):
     assert main(["rulelist", "--corels-out", str(out), "--corels-label", str(label), "--lam",
                  "1/50", "--certificate", str(certificate), "--quiet"]) == 0
     capsys.readouterr()
-    assert main(["check-certificate", str(certificate), str(out), str(label)]) == 0
+    corels = ["--corels-out", str(out), "--corels-label", str(label)]
+    assert main(["check-certificate", str(certificate)] + corels) == 0
     assert capsys.readouterr().out.startswith("ACCEPTED: ")
     rejected = edited(path, weaken_bound)
-    assert main(["check-certificate", str(rejected), str(out), str(label), "--json"]) == 1
+    assert main(["check-certificate", str(rejected), "--json"] + corels) == 1
     report = json.loads(capsys.readouterr().out)
     assert not report["accepted"] and report["reason"].startswith("line ")
-    assert main(["check-certificate", str(rejected), str(out)]) == 2
-    assert "give CERT OUT LABEL [WEIGHTS]" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as usage:
+        main(["check-certificate", str(rejected), "--corels-out", str(out)])
+    assert usage.value.code == 2
+    assert "CORELS input needs both" in capsys.readouterr().err
+    label.write_text("")
+    assert main(["check-certificate", str(rejected)] + corels) == 2
+    assert "optrules check-certificate: error: " in capsys.readouterr().err
+
+
+def test_a_csv_certificate_is_checked_on_the_csv(tmp_path, capsys):
+    """The data and mining options of rulelist, given again, rebuild the same instance."""
+    rng = np.random.default_rng(3)
+    csv = tmp_path / "t.csv"
+    csv.write_text("a,b,y\n" + "".join(f"{rng.integers(0, 6)},{'uvw'[rng.integers(3)]},"
+                                        f"{rng.integers(2)}\n" for _ in range(80)))
+    certificate = tmp_path / "csv.jsonl"
+    data = ["--csv", str(csv), "--target", "y", "--thresholds", "quantile:4"]
+    assert main(["rulelist", *data, "--lam", "0.02", "--certificate", str(certificate),
+                 "--quiet"]) == 0
+    assert main(["check-certificate", str(certificate), *data]) == 0
+    assert "ACCEPTED" in capsys.readouterr().out
+    assert main(["check-certificate", str(certificate), "--csv", str(csv), "--target",
+                 "y"]) == 1                                  # other antecedents
+    assert "line 1: the instance digest" in capsys.readouterr().out
+
+
+def test_rulelist_says_when_it_writes_no_certificate(tmp_path, capsys):
+    _, path, instance = mutation_case(tmp_path)
+    data = BinaryDataset.from_bits(list(instance.names), instance.antecedents, instance.labels)
+    out, label = tmp_path / "d.out", tmp_path / "d.label"
+    save_corels(data, out, label)
+    assert main(["rulelist", "--corels-out", str(out), "--corels-label", str(label), "--lam",
+                 "1/200", "--max-nodes", "1", "--certificate", str(tmp_path / "no.jsonl"),
+                 "--quiet"]) == 0
+    assert "no certificate written" in capsys.readouterr().err
+    assert not (tmp_path / "no.jsonl").exists()
 
 
 def test_check_certificate_help_has_an_example():
@@ -217,8 +252,8 @@ def test_the_search_tree_exports_to_graphml(tmp_path, capsys):
     out, label = tmp_path / "d.out", tmp_path / "d.label"
     save_corels(data, out, label)
     graphml = tmp_path / "tree.graphml"
-    assert main(["check-certificate", str(path), str(out), str(label), "--graphml",
-                 str(graphml)]) == 0
+    assert main(["check-certificate", str(path), "--corels-out", str(out), "--corels-label",
+                 str(label), "--graphml", str(graphml)]) == 0
     tree = networkx.read_graphml(graphml)
     records = [json.loads(line) for line in path.read_text().splitlines()[1:-1]]
     expanded = {",".join(map(str, r["expanded"])) for r in records if "expanded" in r}

@@ -8,6 +8,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import NamedTuple
 
+import numpy as np
+
 from optrules.base import target_classes
 from optrules.data.corels_files import load_corels
 from optrules.data.table import read_csv, read_weighted_csv
@@ -84,6 +86,35 @@ def remaining_time(args):
 
 def add_rulelist_arguments(parser):
     """Data, mining, search and output options of ``rulelist`` and ``verify rulelist``."""
+    add_rule_list_data_arguments(parser)
+    search = parser.add_argument_group("search")
+    search.add_argument("--lam", required=True, metavar="λ",
+                        help="penalty per rule, exact: 0.01 means 1/100")
+    search.add_argument("--engine", choices=sorted(ENGINES), default="fast",
+                        help="search engine: fast (default) or reference (follows the paper "
+                             "line by line); both give the same list")
+    search.add_argument("--policy", choices=POLICIES, default="lower-bound")
+    search.add_argument("--map", choices=SYMMETRY_MAPS, default="prefix", dest="symmetry_map",
+                        help="symmetry map: prefix permutation, captured vector, or none")
+    search.add_argument("--disable-bound", action="append", default=[], choices=sorted(BOUNDS),
+                        metavar="NAME",
+                        help=f"switch a bound off (repeatable): {', '.join(BOUNDS)}")
+    search.add_argument("--max-nodes", type=positive_int, metavar="N")
+    search.add_argument("--max-queue", type=positive_int, metavar="N",
+                        help="memory limit: stop when more than N prefixes are queued")
+    add_limit_arguments(search, "stop with the best list so far and its exact gap after SEC "
+                                "seconds of the whole command (reading and mining included)")
+    output = parser.add_argument_group("output")
+    output.add_argument("--json", action="store_true", help="print one JSON object")
+    output.add_argument("--save-model", metavar="FILE",
+                        help="write the model as JSON (optrules predict and load_model read "
+                             "it)")
+    add_progress_arguments(output)
+
+
+def add_rule_list_data_arguments(parser):
+    """The data, weights and mining options of the rule-list commands (``rulelist``,
+    ``verify rulelist``, ``check-certificate``)."""
     source = parser.add_argument_group("data (either a CSV table or CORELS files)")
     source.add_argument("--csv", metavar="FILE", help="categorical/numeric table with a header")
     source.add_argument("--target", metavar="COL",
@@ -112,29 +143,6 @@ def add_rulelist_arguments(parser):
                              "weighted (default: lambda, which loses no optimal list)")
     mining.add_argument("--thresholds", default="quantile:3", metavar="quantile:K|width:K|all",
                         help="cut points of numeric columns (default quantile:3)")
-    search = parser.add_argument_group("search")
-    search.add_argument("--lam", required=True, metavar="λ",
-                        help="penalty per rule, exact: 0.01 means 1/100")
-    search.add_argument("--engine", choices=sorted(ENGINES), default="fast",
-                        help="search engine: fast (default) or reference (follows the paper "
-                             "line by line); both give the same list")
-    search.add_argument("--policy", choices=POLICIES, default="lower-bound")
-    search.add_argument("--map", choices=SYMMETRY_MAPS, default="prefix", dest="symmetry_map",
-                        help="symmetry map: prefix permutation, captured vector, or none")
-    search.add_argument("--disable-bound", action="append", default=[], choices=sorted(BOUNDS),
-                        metavar="NAME",
-                        help=f"switch a bound off (repeatable): {', '.join(BOUNDS)}")
-    search.add_argument("--max-nodes", type=positive_int, metavar="N")
-    search.add_argument("--max-queue", type=positive_int, metavar="N",
-                        help="memory limit: stop when more than N prefixes are queued")
-    add_limit_arguments(search, "stop with the best list so far and its exact gap after SEC "
-                                "seconds of the whole command (reading and mining included)")
-    output = parser.add_argument_group("output")
-    output.add_argument("--json", action="store_true", help="print one JSON object")
-    output.add_argument("--save-model", metavar="FILE",
-                        help="write the model as JSON (optrules predict and load_model read "
-                             "it)")
-    add_progress_arguments(output)
 
 
 def rule_list_estimator(args):
@@ -283,3 +291,24 @@ def _check_writable(option, path):
     if not existed:
         with contextlib.suppress(OSError):
             path.unlink()
+
+
+def rule_list_dataset(estimator, problem, antecedents, rows):
+    """The dataset a rule-list command works on: the CORELS dataset of ``problem``, or the
+    antecedents ``estimator`` mines from its features and target, with its sample weights;
+    then only the first ``antecedents`` and ``rows`` (None: all)."""
+    if problem.dataset is None:
+        dataset = estimator.antecedents(problem.features, problem.y,
+                                        sample_weight=problem.sample_weight)
+    else:
+        dataset = problem.dataset if problem.sample_weight is None \
+            else problem.dataset.with_weights(problem.sample_weight)
+    if rows is not None and dataset.weighted and not dataset.weights[:rows].any():
+        raise ValueError(f"--rows {rows}: the first {min(rows, dataset.n_samples)} samples all "
+                         "weigh 0; keep more rows.")
+    if antecedents is not None or rows is not None:
+        dataset = dataset.subset(
+            antecedents=None if antecedents is None
+            else range(min(antecedents, dataset.n_antecedents)),
+            samples=None if rows is None else np.arange(min(rows, dataset.n_samples)))
+    return dataset

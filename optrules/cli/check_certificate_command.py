@@ -2,12 +2,15 @@
 
 import gzip
 import json
+from fractions import Fraction
 
-from optrules.data.corels_files import load_corels
-from optrules.data.weights import read_weights
+from optrules.rule_lists.estimator import RuleListClassifier
+from optrules.validation import parse_fraction
 from optrules.verify.instances import RuleListInstance
 from optrules.verify.search_certificate import check_search_certificate
 from optrules.verify.search_tree import search_tree
+
+from .arguments import add_rule_list_data_arguments, load_rule_list_problem, rule_list_dataset
 
 __all__ = ["add_parser"]
 
@@ -16,35 +19,36 @@ def add_parser(commands):
     parser = commands.add_parser(
         "check-certificate", help="replay a search certificate without trusting the engine",
         description="Check a search certificate written by optrules rulelist --certificate "
-                    "(specs/certificates.md) against the CORELS files it was made from: the "
-                    "claimed list is re-scored, every record's bound recomputed from the data, "
-                    "and the records must cover every rule list. Prints ACCEPTED, or REJECTED "
-                    "with the first failing line. Exit status 0 accepted, 1 rejected, 2 bad "
-                    "input.",
-        epilog="example: optrules rulelist --corels-out compas.out --corels-label "
-               "compas.label --lam 0.01 --certificate search.jsonl.gz; optrules "
-               "check-certificate search.jsonl.gz compas.out compas.label")
+                    "(specs/certificates.md) against the data it was made from, given with the "
+                    "same data and mining options: the claimed list is re-scored, every "
+                    "record's bound recomputed from the data, and the records must cover every "
+                    "rule list. Prints ACCEPTED, or REJECTED with the first failing line. Exit "
+                    "status 0 accepted, 1 rejected, 2 bad input.",
+        epilog="example: optrules rulelist --csv compas.csv --target "
+               "recidivate-within-two-years --lam 0.015 --certificate search.jsonl.gz; "
+               "optrules check-certificate search.jsonl.gz --csv compas.csv --target "
+               "recidivate-within-two-years")
     parser.add_argument("certificate", metavar="CERT",
                         help="the search certificate (JSON Lines, plain or gzip)")
-    parser.add_argument("data", nargs="+", metavar="DATA",
-                        help="the CORELS .out and .label files, then the --sample-weights "
-                             "file if the search had one")
-    parser.add_argument("--json", action="store_true", help="print the report as JSON")
-    parser.add_argument("--graphml", metavar="FILE",
+    add_rule_list_data_arguments(parser)
+    output = parser.add_argument_group("output")
+    output.add_argument("--json", action="store_true", help="print the report as JSON")
+    output.add_argument("--graphml", metavar="FILE",
                         help="also write the search tree as GraphML (needs networkx: pip "
                              "install 'optrules[graph]')")
     parser.set_defaults(run=run, parser=parser)
 
 
 def run(args, parser):
-    if len(args.data) not in (2, 3):
-        raise ValueError(f"give CERT OUT LABEL [WEIGHTS]; got {len(args.data)} data file(s).")
-    dataset = load_corels(*args.data[:2])
-    if len(args.data) == 3:
-        dataset = dataset.with_weights(read_weights(args.data[2], dataset.n_samples))
-    with open(args.certificate, "rb") as handle:      # a clear error for a missing file
-        first = handle.readline()
-    lam = _header_lambda(args.certificate, first)
+    problem = load_rule_list_problem(args, parser)
+    lam = _header_lambda(args.certificate)
+    # Mining depends on λ only through the default minimum support (λ), as in rulelist.
+    min_support = None if args.min_support is None else parse_fraction(
+        "--min-support", args.min_support, low=0, high=Fraction(1, 2),
+        function="optrules check-certificate", low_inclusive=True, high_inclusive=True)
+    mining = RuleListClassifier(lam, max_cardinality=args.max_cardinality,
+                                min_support=min_support, thresholds=args.thresholds)
+    dataset = rule_list_dataset(mining, problem, None, None)
     report = check_search_certificate(args.certificate,
                                       RuleListInstance.from_dataset(dataset, lam))
     if args.graphml:
@@ -60,14 +64,17 @@ def run(args, parser):
     return 0 if report.accepted else 1
 
 
-def _header_lambda(path, first):
-    """λ from the certificate's header (the instance is built with it; the checker then
-    compares the instance's digest with the header's)."""
+def _header_lambda(path):
+    """λ from the certificate's header (the data are mined and the instance built with it;
+    the checker then compares the instance's digest with the header's)."""
+    with open(path, "rb") as handle:
+        first = handle.readline()
     if first[:2] == b"\x1f\x8b":
         with gzip.open(path, "rt", encoding="utf-8") as handle:
             first = handle.readline()
     try:
-        return json.loads(first)["lambda"]
-    except (ValueError, KeyError, TypeError):
+        return parse_fraction("lambda", json.loads(first)["lambda"], low=0, high=1,
+                              function=f"the header of {path}")
+    except (ValueError, KeyError, TypeError, EOFError, OSError):
         raise ValueError(f"{path}: the first line is not a search certificate's header.") \
             from None

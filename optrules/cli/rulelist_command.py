@@ -1,6 +1,7 @@
 """``optrules rulelist``: a certifiably optimal rule list from a CSV table or CORELS files."""
 
 import json
+import sys
 
 from optrules.validation import fraction_text
 
@@ -42,6 +43,10 @@ def run(args, parser):
             print(weights_line(estimator.result_), flush=True)
     if args.save_model:
         estimator.to_json(args.save_model)
+    if args.search_certificate and estimator.status_ != "optimal":
+        print(f"optrules rulelist: no certificate written to {args.search_certificate}: the "
+              f"search stopped ({estimator.status_}) before covering every rule list",
+              file=sys.stderr)
     return 0
 
 

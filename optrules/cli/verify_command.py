@@ -28,7 +28,7 @@ from optrules.verify.instances import RuleInstance, RuleListInstance
 
 from .arguments import (add_limit_arguments, add_rulelist_arguments, load_rule_list_problem,
                         positive_float, positive_int, read_rule_list_problem, remaining_time,
-                        rule_list_estimator)
+                        rule_list_dataset, rule_list_estimator)
 from .boost_command import read_boosting_data
 
 __all__ = ["add_parser"]
@@ -154,7 +154,7 @@ def _run_rulelist(args, parser):
     problem = load_rule_list_problem(args, parser)
     estimator = rule_list_estimator(args)
     estimator.verbose = 0
-    dataset = _rule_list_dataset(estimator, problem, args.antecedents, args.rows)
+    dataset = rule_list_dataset(estimator, problem, args.antecedents, args.rows)
     checks = _checks(args.checks, RULE_LIST_CHECKS)
     result = estimator.fit_antecedents(dataset).result_
     instance = RuleListInstance.from_dataset(dataset, result.lam)
@@ -189,27 +189,6 @@ def _command_budget(args):
     """What is left of ``--time-limit``, which covers the whole command: each solver gets at
     most that (and ``--solver-time-limit``)."""
     return Budget(remaining_time(args))
-
-
-def _rule_list_dataset(estimator, problem, antecedents, rows):
-    """The dataset ``verify rulelist`` certifies: the CORELS dataset of ``problem``, or the
-    antecedents ``estimator`` mines from its features and target, with its sample weights;
-    then only the first ``antecedents`` and ``rows`` (None: all)."""
-    if problem.dataset is None:
-        dataset = estimator.antecedents(problem.features, problem.y,
-                                        sample_weight=problem.sample_weight)
-    else:
-        dataset = problem.dataset if problem.sample_weight is None \
-            else problem.dataset.with_weights(problem.sample_weight)
-    if rows is not None and dataset.weighted and not dataset.weights[:rows].any():
-        raise ValueError(f"--rows {rows}: the first {min(rows, dataset.n_samples)} samples all "
-                         "weigh 0; keep more rows.")
-    if antecedents is not None or rows is not None:
-        dataset = dataset.subset(
-            antecedents=None if antecedents is None
-            else range(min(antecedents, dataset.n_antecedents)),
-            samples=None if rows is None else np.arange(min(rows, dataset.n_samples)))
-    return dataset
 
 
 def _certify_rule_list_claim(instance, rule_list, classes, claimed, lower_bound, checks,
@@ -392,7 +371,7 @@ def _recheck_rule_list(path, stored, source, data, lam, args):
     mining = RuleListClassifier(lam, max_cardinality=source["max_cardinality"],
                                 min_support=source["min_support"],
                                 thresholds=source["thresholds"])
-    dataset = _rule_list_dataset(mining, problem, source["antecedents"], source["rows"])
+    dataset = rule_list_dataset(mining, problem, source["antecedents"], source["rows"])
     instance = RuleListInstance.from_dataset(dataset, lam)
     _same_instance(path, stored, instance, data)
     rule_list = RuleList.from_dict(stored["model"])
