@@ -39,9 +39,9 @@ import numpy as np
 
 from optrules.blas import single_blas_thread
 from optrules.data import bitset
-from optrules.reference.rule_boosting import (_PRUNE_KINDS, KEY_BITS, ZERO_KEY, _RankedData,
-                                              _greedy_step, _result, greedy_search,
-                                              grouped_bound, queue_key,
+from optrules.reference.rule_boosting import (_PRUNE_KINDS, KEY_BITS, ZERO_KEY, _Notes,
+                                              _RankedData, _greedy_step, _result,
+                                              greedy_search, grouped_bound, queue_key,
                                               shortest_equivalent_query)
 from optrules.reference.rule_boosting import optimal_rule as reference_optimal_rule
 
@@ -273,6 +273,7 @@ class _Search:
         self._set_best(self.data.objective(everything))
         self.sequence = itertools.count()
         self.heap = []          # (-key, sequence, node)
+        self.trace = config.certificate     # the search certificate's writer, or None
 
     # ----- exact values, when floats cannot decide -------------------------------------------
     def _set_best(self, exact):
@@ -347,9 +348,15 @@ class _Search:
             node = heapq.heappop(self.heap)[2]                            # line 7
             if not self._node_worth(node):
                 statistics["bound_immediate"] += 1
+                dropped = [node]
                 if node.key < self.best_key:     # every key left is as low: all fail
                     statistics["bound_immediate"] += len(self.heap)
+                    dropped += [entry[2] for entry in self.heap]
                     self.heap.clear()
+                if self.trace is not None:
+                    for gone in dropped:
+                        self.trace.dropped(gone.query, _bitmask(gone.usable),
+                                           self._exact_bound(gone))
                 continue
             statistics["nodes"] += 1
             self._expand(node)
@@ -377,10 +384,14 @@ class _Search:
         query, words, tail = node.query, node.words, node.tail
         augment, bounds, critical = node.augment, node.bounds, node.critical
         live = augment > tail
+        note = _Notes(self.trace, len(floats.packed))
         if self.use_core_queries:                                   # (3.8)
             propagated = live & (tail > critical)
             statistics["equivalence_propagated"] += int(np.count_nonzero(propagated))
             live &= ~propagated
+            if note.active:
+                for p in np.flatnonzero(propagated).tolist():
+                    note(int(augment[p]), "core-propagated", witness=int(critical[p]))
         outside = words & ~floats.packed                            # I \ I(p_j), every j
         implied_by_node = ~outside.any(axis=1)                      # q → p_j
         implied = implied_by_node[augment] if self.use_implied else np.zeros(len(augment), bool)
@@ -410,9 +421,11 @@ class _Search:
             for i, p in enumerate(rest.tolist()):
                 if not worth[i]:
                     statistics["bound_propagated"] += 1
+                    note(int(augment[p]), "bound-propagated")
                     continue
                 if implied[p]:
                     statistics["equivalence_immediate"] += 1       # q → p_a: same extent
+                    note(int(augment[p]), "implied")
                     continue
                 statistics["evaluations"] += 1
                 row = row_of[p]
@@ -426,7 +439,10 @@ class _Search:
             cursor = len(positions) if improved_at is None else cursor + improved_at + 1
         evaluated = np.array(evaluated, dtype=np.int64)
         self._refine(node, members, evaluated_at_start[evaluated], child_bounds[evaluated],
-                     child_words[evaluated], implied_by_node)
+                     child_words[evaluated], implied_by_node, note)
+        if note.active:
+            self.trace.expanded(query, _bitmask(node.usable), self._exact_bound(node),
+                                note.codes, note.witnesses, note.own)
 
     def _improves(self, value, error, child_words):
         """obj(child) > obj(q*) (line 11), by floats when certain, else exactly."""
@@ -437,9 +453,10 @@ class _Search:
             return False
         return self.data.objective(bitset.to_int(child_words)) > self.best
 
-    def _refine(self, node, members, positions, bounds, child_words, implied_by_node):
+    def _refine(self, node, members, positions, bounds, child_words, implied_by_node, note):
         """Lines 12-16 for the evaluated children (``positions`` in ``node``'s augmentations):
-        critical indices, then the children queued with their own bounds."""
+        critical indices, then the children queued with their own bounds (their fates noted
+        in ``note``, the search certificate's)."""
         statistics, floats, config = self.statistics, self.floats, self.config
         augment = node.augment[positions]
         critical = augment.copy()
@@ -459,10 +476,16 @@ class _Search:
             self.data, bitset.to_int(child_words[k]), _bitmask(node.usable)))
         core = augment == critical
         statistics["equivalence_immediate"] += int(np.count_nonzero(~core))   # (3.6)
+        if note.active:
+            for k in np.flatnonzero(~core).tolist():
+                note(int(augment[k]), "not-core", witness=int(critical[k]))
         if config.max_depth is not None and len(node.query) + 1 >= config.max_depth:
             statistics["depth_limited"] += int(np.count_nonzero(core))
             return
         statistics["bound_immediate"] += int(np.count_nonzero(core & ~worth))
+        if note.active:
+            for k in np.flatnonzero(core & ~worth).tolist():
+                note(int(augment[k]), "child-bound")
         kept = np.flatnonzero(core & worth)                        # line 16, in order
         if not len(kept):
             return
@@ -482,6 +505,9 @@ class _Search:
             self.data, bitset.to_int(child_words[kept[i]]), _bitmask(usable_below[i])))
         own_worth = self._worth(own, own_exact)
         statistics["bound_immediate"] += int(np.count_nonzero(~own_worth))
+        if note.active:
+            for i in np.flatnonzero(~own_worth).tolist():
+                note(int(augment[kept[i]]), "own-bound", usable=_bitmask(usable_below[i]))
         pushed = np.flatnonzero(own_worth)
         keys = self._keys(own[pushed], lambda i: own_exact(pushed[i])).tolist()
         widths = np.count_nonzero(groups[0] >= 0, axis=1)
@@ -493,6 +519,7 @@ class _Search:
                           tuple(array[i:i + 1, :widths[i]].copy() for array in groups))
             child.exact_bound = exact.get(i)
             self._push(child)
+            note(int(augment[k]), "queued")
 
     def _progress_figures(self):
         unit = 2 * self.problem.n_samples

@@ -33,6 +33,7 @@ import numpy as np
 
 from optrules.data import bitset
 from optrules.rule_boosting.model import RuleSearchResult
+from optrules.rule_boosting.search_certificate import RULE_CODES
 
 __all__ = ["optimal_rule", "greedy_rule", "tight_bound", "grouped_bound", "queue_key"]
 
@@ -222,6 +223,7 @@ def optimal_rule(problem, config):
         return sum(1 << a for a, b, c in augmentations
                    if a > tail and not (use_core_queries and tail > c) and worth(b))
 
+    trace = config.certificate          # the search certificate's writer, or None
     boundary = []
     augmentations = [(i, None, i) for i in range(len(problem.extents))]  # line 4: b = ∞
     usable = usable_below(augmentations, -1)
@@ -237,24 +239,33 @@ def optimal_rule(problem, config):
             heapq.heappop(boundary)                           # line 7
         if not worth(bound):
             statistics["bound_immediate"] += 1
+            dropped = [(query, usable, bound)]
             if -negative_key < key(best / alpha):   # every key left is as low: all fail
                 statistics["bound_immediate"] += len(boundary)
+                dropped += [(entry[3], entry[6], entry[2]) for entry in boundary]
                 boundary.clear()
+            if trace is not None:
+                for dropped_query, dropped_usable, dropped_bound in dropped:
+                    trace.dropped(dropped_query, dropped_usable, dropped_bound)
             continue
         tail = query[-1] if query else -1
         statistics["nodes"] += 1
+        note = _Notes(trace, len(problem.extents))
         refined = []                                          # line 8: A' = ∅
         for a, b, c in augmentations:                         # line 9
             if a <= tail:
                 continue                                      # not a tail augmentation
             if use_core_queries and tail > c:                 # (3.8): no core refinements
                 statistics["equivalence_propagated"] += 1
+                note(a, "core-propagated", witness=c)
                 continue
             if not worth(b):                                  # obj(q*) >= α·b
                 statistics["bound_propagated"] += 1
+                note(a, "bound-propagated")
                 continue
             if use_implied and _implies(extent, data.extents[a]):
                 statistics["equivalence_immediate"] += 1      # q → p_a: same extent
+                note(a, "implied")
                 continue
             statistics["evaluations"] += 1
             child_extent = extent & data.extents[a]           # line 10: I_a = I ∩ I(p_a)
@@ -273,17 +284,23 @@ def optimal_rule(problem, config):
         for a, b, c, child_extent in refined:                 # line 15
             if a != c:
                 statistics["equivalence_immediate"] += 1      # not a core query (3.6)
+                note(a, "not-core", witness=c)
             elif config.max_depth is not None and len(query) + 1 >= config.max_depth:
                 statistics["depth_limited"] += 1
             elif not worth(b):
                 statistics["bound_immediate"] += 1
+                note(a, "child-bound")
             else:      # line 16, with the child's own bound (specs §3)
                 below = usable_below(children, a)
                 own = grouped_bound(data, child_extent, below)
                 if worth(own):
                     push(own, query + (a,), child_extent, children, below)
+                    note(a, "queued")
                 else:
                     statistics["bound_immediate"] += 1
+                    note(a, "own-bound", usable=below)
+        if trace is not None:
+            trace.expanded(query, usable, bound, note.codes, note.witnesses, note.own)
         if config.progress is not None:
             config.progress(statistics["nodes"], lambda: _progress_figures(
                 problem, best, boundary, len(boundary)))
@@ -294,6 +311,26 @@ def optimal_rule(problem, config):
     shortest = shortest_equivalent_query(data, best_extent, best_query)   # line 17
     return _result(problem, data, shortest, best_extent, best, upper, status, statistics,
                    time.perf_counter() - start)
+
+
+class _Notes:
+    """The search certificate's codes (``RULE_CODES``) of one expansion's propositions, with
+    the witnesses of equivalence prunes and the usable propositions of own-bound prunes; a
+    no-op without a certificate."""
+
+    def __init__(self, trace, n_propositions):
+        self.active = trace is not None
+        if self.active:
+            self.codes = bytearray(RULE_CODES["not-augmentation"] * n_propositions, "ascii")
+            self.witnesses, self.own = {}, {}
+
+    def __call__(self, a, reason, witness=None, usable=None):
+        if self.active:
+            self.codes[a] = ord(RULE_CODES[reason])
+            if witness is not None:
+                self.witnesses[a] = witness
+            if usable is not None:
+                self.own[a] = usable
 
 
 def _progress_figures(problem, best, boundary, size):

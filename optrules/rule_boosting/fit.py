@@ -12,7 +12,7 @@ not counted in k. ``specs/rule-boosting.md`` §12 states the loop.
 import importlib
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 import numpy as np
@@ -23,8 +23,9 @@ from optrules.limits import Budget, interruptible, memory_cap
 from optrules.rule_boosting.gradient_problem import GradientProblem
 from optrules.rule_boosting.losses import get_loss
 from optrules.rule_boosting.model import BoostedRule, RuleEnsemble, RuleSearchResult
-from optrules.validation import (Boolean, Callable, ExactFraction, Integer, Options, Real,
-                                 Thresholds, validate_params)
+from optrules.rule_boosting.search_certificate import RuleSearchCertificateWriter
+from optrules.validation import (Boolean, Callable, ExactFraction, FilePath, Integer, Options,
+                                 Real, Thresholds, fraction_text, validate_params)
 
 __all__ = ["fit_rule_ensemble", "fit_rule", "BaseLearnerConfig", "ENGINES", "SEARCHES",
            "BASE_LEARNER_CONSTRAINTS", "ENSEMBLE_CONSTRAINTS"]
@@ -48,6 +49,7 @@ class BaseLearnerConfig:
     max_nodes: int | None = None
     budget: Budget = field(default_factory=Budget)
     progress: object = None
+    certificate: object = None       # a RuleSearchCertificateWriter, or None
 
 
 #: Parameters of one base-learner run (fit_rule) and what each may be.
@@ -89,12 +91,18 @@ def _learner(given):
 
 def fit_rule(problem, *, search="optimal", engine="fast", apx=1, max_depth=None,
              bound_pruning=True, equivalence_pruning=True, max_nodes=None, time_limit=None,
-             max_memory="auto"):
+             max_memory="auto", certificate=None):
     """Run one base learner on a :class:`GradientProblem` (one boosting round).
 
     ``max_nodes``, ``time_limit`` (seconds) and ``max_memory`` (MB of resident memory; "auto"
     is half of the physical or container memory, None no cap) stop the search with its best
     query so far; so does a first SIGINT/SIGTERM (a second one aborts).
+
+    ``certificate`` (a file name; gzip if it ends in ``.gz``) asks the optimal search to write
+    its search certificate (specs/certificates.md §5), which
+    :func:`optrules.verify.rule_search_certificate.check_rule_search_certificate` replays;
+    both engines write one, for the optimal search without ``max_depth``, when it finishes
+    ("optimal" or "approximate").
 
     Returns
     -------
@@ -115,14 +123,47 @@ def fit_rule(problem, *, search="optimal", engine="fast", apx=1, max_depth=None,
     if not isinstance(problem, GradientProblem):
         raise TypeError(f"The 'problem' parameter of fit_rule must be a GradientProblem. "
                         f"Got {type(problem).__name__} instead.")
-    given = validate_params(BASE_LEARNER_CONSTRAINTS, {
+    given = validate_params(dict(BASE_LEARNER_CONSTRAINTS, certificate=[FilePath(), None]), {
         "search": search, "engine": engine, "apx": apx, "max_depth": max_depth,
         "bound_pruning": bound_pruning, "equivalence_pruning": equivalence_pruning,
-        "max_nodes": max_nodes, "time_limit": time_limit, "max_memory": max_memory},
-        "fit_rule")
-    with interruptible():
-        budget = Budget(given["time_limit"], memory_cap(given["max_memory"]))
-        return _learner(given)(problem, _config(given, budget))
+        "max_nodes": max_nodes, "time_limit": time_limit, "max_memory": max_memory,
+        "certificate": certificate}, "fit_rule")
+    budget = Budget(given["time_limit"], memory_cap(given["max_memory"]))
+    config = _config(given, budget)
+    if given["certificate"] is not None:
+        if (given["search"], given["max_depth"]) != ("optimal", None):
+            raise ValueError("fit_rule: a search certificate is written by the optimal search "
+                             "without max_depth; got "
+                             f"search={given['search']!r}, max_depth={given['max_depth']!r}.")
+        config = replace(config, certificate=RuleSearchCertificateWriter(
+            given["certificate"], 2 * problem.n_samples * problem.scale))
+    try:
+        with interruptible():
+            result = _learner(given)(problem, config)
+    except BaseException:
+        if config.certificate is not None:
+            config.certificate.discard()
+        raise
+    if config.certificate is not None:
+        _finish_certificate(config, problem, result, given["engine"])
+    return result
+
+
+def _finish_certificate(config, problem, result, engine):
+    """Put the claim in front of the search certificate's records, or drop them when a limit
+    stopped the search."""
+    from optrules.verify.instances import RuleInstance      # verify imports this package
+    if result.status not in ("optimal", "approximate"):
+        config.certificate.discard()
+        return
+    instance = RuleInstance.from_problem(problem)
+    config.certificate.finish({
+        "kind": "rule", "instance_sha256": instance.digest(),
+        "lambda": fraction_text(instance.lam),
+        "claimed_objective": fraction_text(result.objective),
+        "alpha": fraction_text(config.alpha),
+        "model": {"query": list(result.query), "conditions": list(result.conditions)},
+        "engine": engine})
 
 
 def fit_rule_ensemble(X, y, *, loss="logistic", n_rules=10, lam=2, search="optimal",

@@ -21,19 +21,9 @@ Examples
 '{"expanded":[],"bound":"0/1","children":'
 """
 
-import gzip
-import json
-import os
-import shutil
-import tempfile
-from fractions import Fraction
-from pathlib import Path
+from optrules.search_records import SearchRecordWriter
 
-from optrules.validation import fraction_text
-
-__all__ = ["SearchCertificateWriter", "FORMAT", "VERSION", "CODES"]
-
-FORMAT, VERSION = "optrules.search-certificate", 1
+__all__ = ["SearchCertificateWriter", "CODES"]
 
 #: One character per child of an expanded prefix (specs/certificates.md §2).
 CODES = {
@@ -50,63 +40,24 @@ CODES = {
 }
 
 
-def _open(path):
-    return gzip.open(path, "wt", encoding="utf-8") if str(path).endswith(".gz") \
-        else open(path, "w", encoding="utf-8")
-
-
-class SearchCertificateWriter:
-    """Streams a search's records to ``path`` (see the module docstring).
-
-    ``scale`` is the engine's integer unit of objectives, q·W (λ = p/q, W the integer total
-    weight): bounds are written as exact fractions of it.
-    """
-
-    def __init__(self, path, scale):
-        self.path = Path(path)
-        self.scale = scale
-        handle, self.records_path = tempfile.mkstemp(prefix=".records-", dir=self.path.parent
-                                                     if str(self.path.parent) else ".")
-        os.close(handle)
-        self.records = open(self.records_path, "w", encoding="utf-8")
-        self.count = 0
-
-    def _write(self, record):
-        self.records.write(json.dumps(record, separators=(",", ":")) + "\n")
-        self.count += 1
-
-    def _bound(self, units):
-        return fraction_text(Fraction(units, self.scale))
+class SearchCertificateWriter(SearchRecordWriter):
+    """The records of a rule-list search (see the module docstring). ``scale`` is the
+    engine's integer unit of objectives, q·W (λ = p/q, W the integer total weight)."""
 
     def expanded(self, prefix, lower_bound, codes, witnesses):
         """Prefix ``prefix`` (antecedent indices) was expanded: its b(d_p) in engine units,
         one code per antecedent, and the witness prefix of each child pruned by symmetry."""
-        record = {"expanded": prefix, "bound": self._bound(lower_bound),
+        record = {"expanded": prefix, "bound": self.exact(lower_bound),
                   "children": codes.decode("ascii")}
         if witnesses:
             record["witnesses"] = {str(s): witness for s, witness in witnesses.items()}
-        self._write(record)
+        self.write(record)
 
     def dropped(self, prefix, reason, lower_bound, witness=None):
         """A queued (or expanded) prefix left the search for ``reason`` (a key of
         :data:`CODES`: lower_bound, lookahead, prefix_length or symmetry with ``witness``)."""
         record = {"dropped": prefix, "reason": CODES[reason],
-                  "bound": self._bound(lower_bound)}
+                  "bound": self.exact(lower_bound)}
         if witness is not None:
             record["witness"] = witness
-        self._write(record)
-
-    def finish(self, header):
-        """Write the file: ``header`` (a dict: the claim), the records, the end line."""
-        self.records.close()
-        with _open(self.path) as out, open(self.records_path, encoding="utf-8") as records:
-            out.write(json.dumps(dict({"format": FORMAT, "version": VERSION}, **header),
-                                 separators=(",", ":")) + "\n")
-            shutil.copyfileobj(records, out)
-            out.write(json.dumps({"end": {"records": self.count}}) + "\n")
-        os.unlink(self.records_path)
-
-    def discard(self):
-        """Remove the records of a search that did not finish."""
-        self.records.close()
-        os.unlink(self.records_path)
+        self.write(record)

@@ -1,0 +1,377 @@
+"""Checker of boosting-rule search certificates (Algorithm 1 of Boley et al. 2021): replay the
+search's records on the data, trusting nothing else (specs/certificates.md §5).
+
+The claim: the model's query q* re-scores to obj*, and no conjunction T has obj(T) > U =
+obj*/α. Notation: I(T) the extent; a query's list L (its parent's evaluated propositions; all
+at the root) and its usable set V ⊆ L after its tail (stated); bnd(E; V) Thm 3.1 over the
+samples of E grouped by their membership in V (it bounds obj(E') for every E' that is E
+intersected with propositions of V). Each record is checked exactly:
+
+* expanded q: V ⊆ L after tail(q); the stated bound is bnd(I(q); V); obj(q) <= U; one code per
+  proposition, "-" exactly off L after tail(q); the evaluated codes (n, B, O, Q) lie in V, and:
+  ``3`` witness w < tail(q), w ∉ q, I(q) ∩ I(p_a) ⊆ I(p_w); ``b`` bnd(I(parent) ∩ I(p_a);
+  V(parent)) <= U; ``i`` I(q) ⊆ I(p_a); and for the child c = q + a: obj(c) <= U, and ``n``
+  witness w < a, w ∉ q, I(c) ⊆ I(p_w); ``B`` bnd(I(c); V) <= U; ``O`` its stated V_c ⊆ the
+  evaluated after a, bnd(I(c); V_c) <= U, every other evaluated x after a excluded (below);
+  ``Q`` a record of c follows.
+* dropped c: the stated bound bnd(I(c); V_c) <= U, V_c ⊆ L after tail, obj(c) <= U, every
+  x of L after tail(c) outside V_c excluded: bnd(I(parent) ∩ I(p_x); V(parent)) <= U, or a
+  witness w < tail(c), w ∉ parent, I(parent) ∩ I(p_x) ⊆ I(p_w).
+
+Why this proves the claim: take the lexicographically first conjunction T (as a sorted tuple)
+with obj(T) > U and walk it down from the root; at a query q, drop from T the propositions
+coded ``i`` (the extent stays). A ``3``, ``n`` or excluded-by-witness element gives T ∪ {w},
+with the same extent and before T; a ``b``, ``B``, ``O``, excluded-by-bound element or a
+dropped query bounds T (the rest of T lies in the set the bound groups by: lists and usable
+sets nest, and the evaluated propositions lie in V); otherwise T's smallest remaining element
+is ``Q``: go down; an exhausted T is a checked query. Every case contradicts obj(T) > U.
+"""
+
+import json
+import time
+from fractions import Fraction
+
+import numpy as np
+
+from optrules.validation import fraction_from_text
+
+from .search_certificate import CheckReport, _lines, _no_constant, _Rejected
+from .stopping import check_interrupt
+
+__all__ = ["check_rule_search_certificate"]
+
+FORMAT, VERSION = "optrules.search-certificate", 1
+HEADER_FIELDS = ("format", "version", "kind", "instance_sha256", "lambda", "claimed_objective",
+                 "alpha", "model", "engine")
+CODES = set("-3binBOQ")
+
+
+def check_rule_search_certificate(path, instance):
+    """Replay the boosting-rule search certificate at ``path`` on ``instance`` (a
+    :class:`~optrules.verify.instances.RuleInstance`).
+
+    Returns
+    -------
+    CheckReport
+        ``accepted`` only if the file is complete, its claim re-scores exactly, and every
+        record holds on the data; else the first failing line and why.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from optrules.rule_boosting.fit import fit_rule
+    >>> from optrules.rule_boosting.gradient_problem import GradientProblem
+    >>> from optrules.verify import RuleInstance
+    >>> problem = GradientProblem.from_values([[1, 1, 0, 0], [0, 1, 1, 0]], ["p0", "p1"],
+    ...                                       [-1, -1, 1, 1], [1, 1, 1, 1], 1)
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "rule.jsonl"
+    >>> _ = fit_rule(problem, engine="reference", certificate=path)
+    >>> check_rule_search_certificate(path, RuleInstance.from_problem(problem)).accepted
+    True
+    """
+    start = time.perf_counter()
+    replay = _RuleReplay(instance)
+    number = 0
+    try:
+        for number, line in enumerate(_lines(path), 1):
+            check_interrupt()
+            try:
+                record = json.loads(line, parse_constant=_no_constant)
+            except ValueError as error:
+                raise _Rejected(f"not JSON ({error})") from None
+            try:
+                replay.take(record)
+            except (TypeError, ValueError, KeyError) as error:
+                raise _Rejected(f"malformed record ({error})") from None
+        replay.finish()
+    except _Rejected as error:
+        return CheckReport(False, f"line {error.line or number}: {error}", replay.records,
+                           time.perf_counter() - start)
+    except (OSError, EOFError, UnicodeDecodeError) as error:
+        return CheckReport(False, f"line {number + 1}: unreadable ({error})", replay.records,
+                           time.perf_counter() - start)
+    return CheckReport(True, f"{replay.expanded_count} expanded queries, "
+                             f"{replay.records - replay.expanded_count} dropped; every "
+                             f"conjunction has obj <= {replay.ceiling}", replay.records,
+                       time.perf_counter() - start)
+
+
+def _by_ratio(groups, descending):
+    """(G, H) pairs (H > 0) sorted by G/H exactly: by the correctly rounded quotient (monotone in
+    the exact one), then runs of equal quotients by the exact fraction."""
+    keyed = sorted(((g / h, g, h) for g, h in groups), reverse=descending)
+    ordered, start = [], 0
+    for end in range(1, len(keyed) + 1):
+        if end == len(keyed) or keyed[end][0] != keyed[start][0]:
+            run = keyed[start:end]
+            if len(run) > 1:
+                run.sort(key=lambda t: Fraction(t[1], t[2]), reverse=descending)
+            ordered += [(g, h) for _, g, h in run]
+            start = end
+    return ordered
+
+
+def _members(extent):
+    """The set bits of a Python-int bitset, ascending."""
+    bits = bin(extent)[:1:-1]
+    return [i for i, bit in enumerate(bits) if bit == "1"]
+
+
+class _RuleReplay:
+    """The checker's state (see the module docstring). Extents and proposition sets are
+    Python-int bitmasks; g, h, λ are scaled by one common denominator to integers."""
+
+    def __init__(self, instance):
+        self.instance = instance
+        scale = 1
+        for value in list(instance.g) + list(instance.h) + [instance.lam]:
+            scale = scale * value.denominator // np.gcd(scale, value.denominator)
+        self.g = [int(v * scale) for v in instance.g]
+        self.h = [int(v * scale) for v in instance.h]
+        self.lam = int(instance.lam * scale)
+        self.n = instance.n_samples
+        self.unit = 2 * self.n * scale       # eq. 2.3 = (G²/D) / unit
+        self.d = len(instance.extents)
+        self.extents = [sum(1 << i for i in np.flatnonzero(row).tolist())
+                        for row in instance.extents]
+        self.keys = [sum(1 << j for j in range(self.d) if self.extents[j] >> i & 1)
+                     for i in range(self.n)]
+        self.everything = (1 << self.n) - 1
+        self.header = None
+        self.records = self.expanded_count = 0
+        self.ended = False
+        self.pending = {}            # queued query -> its list (a mask)
+        self.done = set()            # queries with their record
+        self.expanded = {}           # query -> (extent, usable, evaluated)
+
+    # ----- exact figures ---------------------------------------------------------------------
+    def extent(self, query):
+        extent = self.everything
+        for j in query:
+            extent &= self.extents[j]
+        return extent
+
+    def objective(self, extent):
+        """obj(E) as a Fraction in eq. 2.3 units."""
+        members = _members(extent)
+        total_g = sum(self.g[i] for i in members)
+        total_d = self.lam + sum(self.h[i] for i in members)
+        return Fraction(total_g * total_g, total_d * self.unit) if total_d else Fraction(0)
+
+    def bound(self, extent, usable):
+        """Thm 3.1 over the samples of ``extent`` grouped by membership in ``usable``: the
+        best prefix of the groups with G > 0, by G/H descending, or of those with G < 0, by
+        G/H ascending (eq. 2.3 units)."""
+        groups = {}
+        for i in _members(extent):
+            key = self.keys[i] & usable
+            total_g, total_h = groups.get(key, (0, 0))
+            groups[key] = (total_g + self.g[i], total_h + self.h[i])
+        best_num, best_den = 0, 1
+        for sign in (1, -1):
+            side = _by_ratio([(g, h) for g, h in groups.values() if g * sign > 0], sign > 0)
+            total_g, total_d = 0, self.lam
+            for g, h in side:
+                total_g, total_d = total_g + g, total_d + h
+                if total_g * total_g * best_den > best_num * total_d:
+                    best_num, best_den = total_g * total_g, total_d
+        return Fraction(best_num, best_den * self.unit)
+
+    def _mask(self, text, where):
+        if not isinstance(text, str) or not text or any(c not in "0123456789abcdef"
+                                                         for c in text):
+            raise _Rejected(f"{where} is not a hexadecimal set of propositions")
+        mask = int(text, 16)
+        if mask >> self.d:
+            raise _Rejected(f"{where} names propositions beyond the {self.d} there are")
+        return mask
+
+    def _query(self, value, where):
+        if not isinstance(value, list) or not all(
+                isinstance(j, int) and not isinstance(j, bool) and 0 <= j < self.d
+                for j in value) or value != sorted(set(value)):
+            raise _Rejected(f"{where} is not an increasing list of proposition indices")
+        return tuple(value)
+
+    def _after(self, tail):
+        return ((1 << self.d) - 1) & ~((1 << (tail + 1)) - 1)
+
+    def _bounded(self, value, what):
+        if value > self.ceiling:
+            raise _Rejected(f"{what} is {value}, above the claim's {self.ceiling}")
+
+    # ----- records ---------------------------------------------------------------------------
+    def take(self, record):
+        if self.ended:
+            raise _Rejected("a line after the end line")
+        if self.header is None:
+            return self._take_header(record)
+        if not isinstance(record, dict):
+            raise _Rejected("not a record")
+        if "end" in record:
+            if record != {"end": {"records": self.records}}:
+                raise _Rejected(f"the end line does not count the {self.records} records")
+            self.ended = True
+            return
+        self.records += 1
+        if set(record) <= {"expanded", "usable", "bound", "codes", "witnesses", "own"} and \
+                {"expanded", "usable", "bound", "codes"} <= set(record):
+            return self._take_expanded(record)
+        if set(record) == {"dropped", "usable", "bound"}:
+            return self._take_dropped(record)
+        raise _Rejected(f"unknown record with fields {sorted(record)}")
+
+    def _take_header(self, header):
+        if not isinstance(header, dict) or header.get("format") != FORMAT or \
+                header.get("version") != VERSION or set(header) != set(HEADER_FIELDS):
+            raise _Rejected(f"not a version-{VERSION} {FORMAT} header")
+        if header["kind"] != "rule":
+            raise _Rejected(f"kind {header['kind']!r}: this checker replays rule searches")
+        if header["instance_sha256"] != self.instance.digest():
+            raise _Rejected("the instance digest is not the data's")
+        if fraction_from_text(header["lambda"], "lambda") != self.instance.lam:
+            raise _Rejected("lambda is not the instance's")
+        claimed = fraction_from_text(header["claimed_objective"], "claimed_objective")
+        alpha = fraction_from_text(header["alpha"], "alpha")
+        if not 0 < alpha <= 1:
+            raise _Rejected("alpha is not in (0, 1]")
+        model = header["model"]
+        query = self._query(model.get("query") if isinstance(model, dict) else None,
+                            "model.query")
+        if self.objective(self.extent(query)) != claimed:
+            raise _Rejected(f"the model re-scores to {self.objective(self.extent(query))}, "
+                            f"not the claimed {header['claimed_objective']}")
+        self.ceiling = claimed / alpha
+        self.header = header
+
+    def _stated(self, record, value):
+        try:
+            stated = fraction_from_text(record["bound"], "bound")
+        except (TypeError, ValueError) as error:
+            raise _Rejected(str(error)) from None
+        if stated != value:
+            raise _Rejected(f"the stated bound {record['bound']} is not the recomputed {value}")
+
+    def _list(self, query):
+        """The list of a query that a record may name: the root's (every proposition), or
+        that of a queued child."""
+        if query in self.done:
+            raise _Rejected(f"query {list(query)} has a second record")
+        if query:
+            if query not in self.pending:
+                raise _Rejected(f"query {list(query)} was not queued by its parent")
+            return self.pending.pop(query)
+        return (1 << self.d) - 1
+
+    def _take_expanded(self, record):
+        query = self._query(record["expanded"], "expanded")
+        listed = self._list(query)
+        self.done.add(query)
+        self.expanded_count += 1
+        tail = query[-1] if query else -1
+        live = listed & self._after(tail)
+        usable = self._mask(record["usable"], "usable")
+        if usable & ~live:
+            raise _Rejected("usable names propositions outside the query's list")
+        extent = self.extent(query)
+        self._stated(record, self.bound(extent, usable))
+        self._bounded(self.objective(extent), f"obj of {list(query)}")
+        codes = record["codes"]
+        if not isinstance(codes, str) or len(codes) != self.d or not set(codes) <= CODES:
+            raise _Rejected("codes is not one code per proposition")
+        if any((code == "-") == bool(live >> a & 1) for a, code in enumerate(codes)):
+            raise _Rejected("the propositions coded '-' are not those off the query's list")
+        evaluated = sum(1 << a for a, code in enumerate(codes) if code in "nBOQ")
+        if evaluated & ~usable:
+            raise _Rejected("an evaluated proposition is not usable")
+        witnesses, own = record.get("witnesses", {}), record.get("own", {})
+        if not isinstance(witnesses, dict) or sorted(witnesses) != sorted(
+                str(a) for a, code in enumerate(codes) if code in "3n"):
+            raise _Rejected("witnesses are not one per proposition coded '3' or 'n'")
+        if not isinstance(own, dict) or sorted(own) != sorted(
+                str(a) for a, code in enumerate(codes) if code == "O"):
+            raise _Rejected("own is not one usable set per proposition coded 'O'")
+        parent = self.expanded.get(query[:-1]) if query else None
+        for a, code in enumerate(codes):
+            if code == "-":
+                continue
+            where = f"proposition {a} of {list(query)}"
+            inside = extent & self.extents[a]
+            if code == "3":
+                self._witness(witnesses[str(a)], query, tail, inside, where)
+            elif code == "b":
+                if parent is None:
+                    raise _Rejected(f"{where}: the root has no propagated bounds")
+                self._bounded(self.bound(parent[0] & self.extents[a], parent[1]),
+                              f"the propagated bound of {where}")
+            elif code == "i":
+                if extent & ~self.extents[a]:
+                    raise _Rejected(f"{where} is not implied by the query")
+            else:
+                self._bounded(self.objective(inside), f"obj of the child {where}")
+                if code == "n":
+                    self._witness(witnesses[str(a)], query, a, inside, where)
+                elif code == "B":
+                    self._bounded(self.bound(inside, usable), f"the bound of the child {where}")
+                elif code == "O":
+                    below = self._mask(own[str(a)], f"own of {where}")
+                    after = evaluated & self._after(a)
+                    if below & ~after:
+                        raise _Rejected(f"own of {where} names unevaluated propositions")
+                    self._bounded(self.bound(inside, below), f"the own bound of {where}")
+                    self._excluded(after & ~below, query, extent, usable, a, where)
+                else:
+                    self.pending[query + (a,)] = evaluated
+        self.expanded[query] = (extent, usable, evaluated)
+
+    def _witness(self, witness, query, limit, inside, where):
+        """w < ``limit``, w ∉ ``query``, and ``inside`` ⊆ I(p_w)."""
+        if not isinstance(witness, int) or isinstance(witness, bool) or \
+                not 0 <= witness < limit or witness in query or \
+                inside & ~self.extents[witness]:
+            raise _Rejected(f"{where}: witness {witness!r} does not hold")
+
+    def _excluded(self, excluded, query, extent, usable, limit, where):
+        """Each proposition x of ``excluded`` (a mask), a sibling of the query's child at
+        ``limit``, is bounded from the query, bnd(I(q) ∩ I(p_x); V(q)) <= U, or has a witness
+        w < ``limit``, w ∉ q, with I(q) ∩ I(p_x) ⊆ I(p_w)."""
+        for x in (j for j in range(self.d) if excluded >> j & 1):
+            inside = extent & self.extents[x]
+            if self.bound(inside, usable) <= self.ceiling:
+                continue
+            if not any(w not in query and not inside & ~self.extents[w] for w in range(limit)):
+                raise _Rejected(f"{where}: proposition {x} is left out of the usable set "
+                                "without a bound or a witness")
+
+    def _take_dropped(self, record):
+        query = self._query(record["dropped"], "dropped")
+        listed = self._list(query)
+        self.done.add(query)
+        tail = query[-1] if query else -1
+        usable = self._mask(record["usable"], "usable")
+        live = listed & self._after(tail)
+        if usable & ~live:
+            raise _Rejected("usable names propositions outside the query's list")
+        extent = self.extent(query)
+        bound = self.bound(extent, usable)
+        self._stated(record, bound)
+        self._bounded(bound, f"the bound of the dropped query {list(query)}")
+        self._bounded(self.objective(extent), f"obj of {list(query)}")
+        if live & ~usable:
+            if not query:
+                raise _Rejected("the root leaves propositions out of its usable set")
+            parent = query[:-1]
+            parent_extent, parent_usable, _ = self.expanded[parent]
+            self._excluded(live & ~usable, parent, parent_extent, parent_usable, tail,
+                           f"the dropped query {list(query)}")
+
+    def finish(self):
+        if self.header is None:
+            raise _Rejected("no header")
+        if not self.ended:
+            raise _Rejected("the file ends before its end line (truncated)")
+        if () not in self.done:
+            raise _Rejected("the empty query is never expanded or dropped")
+        if self.pending:
+            query = min(self.pending)
+            raise _Rejected(f"query {list(query)} was queued but never expanded or dropped")
