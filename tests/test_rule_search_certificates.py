@@ -165,3 +165,24 @@ def test_only_the_optimal_search_without_max_depth_writes_rule_certificates(tmp_
         with pytest.raises(ValueError, match="a search certificate is written by"):
             fit_rule(problem, certificate=tmp_path / "r.jsonl", **options)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_verify_rule_writes_and_check_certificate_replays(tmp_path, capsys):
+    networkx = pytest.importorskip("networkx")
+    from optrules.cli import main
+    rng = np.random.default_rng(1)
+    csv = tmp_path / "t.csv"
+    csv.write_text("x1,x2,c,y\n" + "".join(
+        f"{rng.normal():.3f},{rng.integers(0, 9)},{'uvw'[rng.integers(3)]},{rng.integers(2)}\n"
+        for _ in range(120)))
+    certificate, graphml = tmp_path / "rule.jsonl.gz", tmp_path / "tree.graphml"
+    data = ["--csv", str(csv), "--target", "y", "--thresholds", "quantile:4"]
+    assert main(["verify", "rule", *data, "--engine", "fast", "--checks", "claim",
+                 "--search-certificate", str(certificate)]) == 0
+    capsys.readouterr()
+    assert main(["check-certificate", str(certificate), *data, "--graphml", str(graphml)]) == 0
+    assert capsys.readouterr().out.startswith("ACCEPTED: ")
+    assert networkx.is_tree(networkx.read_graphml(graphml))
+    assert main(["check-certificate", str(certificate), "--csv", str(csv), "--target",
+                 "y"]) == 1                                    # quantile:10: other data
+    assert "line 1: the instance digest" in capsys.readouterr().out

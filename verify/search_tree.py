@@ -11,17 +11,23 @@ from .search_certificate import _lines
 
 __all__ = ["search_tree"]
 
+#: The fields of a record kept as node attributes: rule lists' ``children`` codes and
+#: ``reason``, boosting rules' ``codes`` and ``usable`` set; both have ``bound``.
+FIELDS = ("bound", "children", "reason", "codes", "usable")
+
 
 def search_tree(path):
-    """The tree of expanded and dropped prefixes of the search certificate at ``path``.
+    """The tree of expanded and dropped prefixes (rule lists) or queries (boosting rules) of
+    the search certificate at ``path``.
 
     Returns
     -------
     networkx.DiGraph
-        A node per prefix named by its antecedent indices joined with "," (the empty prefix:
-        ""), with ``kind`` ("expanded", "dropped" or "expanded, dropped"), ``bound`` (b as
-        "p/q"), ``reason`` (of a drop) and ``children`` (the codes of an expansion); an edge
-        from each prefix's parent, with ``antecedent`` (the added antecedent's index).
+        A node per prefix or query named by its indices joined with "," (the empty one: ""),
+        with ``kind`` ("expanded", "dropped" or "expanded, dropped") and the record's
+        :data:`FIELDS` (``bound`` as "p/q"; the codes of an expansion; a drop's reason; a
+        query's usable set); an edge from each node's parent, with ``antecedent`` (the index
+        added).
 
     Raises
     ------
@@ -55,11 +61,9 @@ def search_tree(path):
         prefix = record[kind]
         name = ",".join(map(str, prefix))
         attributes = tree.nodes[name] if name in tree else {}
-        attributes = dict(attributes, bound=record["bound"],
-                          kind=kind if attributes.get("kind", kind) == kind
+        attributes = dict(attributes, kind=kind if attributes.get("kind", kind) == kind
                           else "expanded, dropped")
-        attributes.update({"children": record["children"]} if kind == "expanded"
-                          else {"reason": record["reason"]})
+        attributes.update({field: record[field] for field in FIELDS if field in record})
         tree.add_node(name, **attributes)
         if prefix:
             tree.add_edge(",".join(map(str, prefix[:-1])), name, antecedent=prefix[-1])

@@ -122,6 +122,9 @@ def add_parser(commands):
     data.add_argument("--json", action="store_true")
     data.add_argument("--propositions", type=positive_int, metavar="K",
                       help="use only the first K propositions")
+    data.add_argument("--search-certificate", metavar="FILE",
+                      help="also write the engine's search certificate (JSON Lines; gzip if "
+                           "FILE ends in .gz) for optrules check-certificate")
     search = rule.add_argument_group("search (the same limits as verify rulelist)")
     search.add_argument("--max-nodes", type=positive_int, metavar="N")
     add_limit_arguments(search, "seconds for the whole command: reading, the engine and "
@@ -210,11 +213,16 @@ def _run_rule(args, parser):
     alpha = parse_fraction("--apx", args.apx, low=0, high=1, function="optrules verify rule",
                            high_inclusive=True)
     checks = _checks(args.checks, RULE_CHECKS)
-    problem = _rule_problem(args.csv, args.target, args.loss, lam, args.thresholds, args.rows,
+    problem = first_round_problem(args.csv, args.target, args.loss, lam, args.thresholds, args.rows,
                             args.propositions)
     result = fit_rule(problem, engine=args.engine, apx=alpha, max_nodes=args.max_nodes,
-                      time_limit=remaining_time(args), max_memory=args.max_memory)
+                      time_limit=remaining_time(args), max_memory=args.max_memory,
+                      certificate=args.search_certificate)
     instance = RuleInstance.from_problem(problem)
+    if args.search_certificate and result.status not in ("optimal", "approximate"):
+        print(f"optrules verify rule: no search certificate written to "
+              f"{args.search_certificate}: the search stopped ({result.status})",
+              file=sys.stderr)
     if result.status not in ("optimal", "approximate"):
         # Stopped at a limit, the engine claims only its proven guarantee:
         # obj(q) >= guarantee · max obj (specs/limits.md).
@@ -232,7 +240,7 @@ def _run_rule(args, parser):
     return _report(args, engine_line, certificate)
 
 
-def _rule_problem(csv, target, loss_name, lam, thresholds, rows, n_propositions):
+def first_round_problem(csv, target, loss_name, lam, thresholds, rows, n_propositions):
     """The problem ``verify rule`` certifies: the first boosting round (gradients at f = 0)
     over the first ``n_propositions`` propositions of the CSV file's first ``rows`` rows
     (None: all)."""
@@ -391,7 +399,7 @@ def _recheck_rule_list(path, stored, source, data, lam, args):
 
 
 def _recheck_rule(path, stored, source, data, lam, args):
-    problem = _rule_problem(data[0], source["target"], source["loss"], lam,
+    problem = first_round_problem(data[0], source["target"], source["loss"], lam,
                             source["thresholds"], source["rows"], source["propositions"])
     instance = RuleInstance.from_problem(problem)
     _same_instance(path, stored, instance, data)
