@@ -27,20 +27,16 @@ sets nest, and the evaluated propositions lie in V); otherwise T's smallest rema
 is ``Q``: go down; an exhausted T is a checked query. Every case contradicts obj(T) > U.
 """
 
-import json
-import time
 from fractions import Fraction
 
 import numpy as np
 
 from optrules.validation import fraction_from_text
 
-from .search_certificate import CheckReport, _lines, _no_constant, _Rejected
-from .stopping import check_interrupt
+from .certificate_replay import Rejected, Replay, replay_file
 
 __all__ = ["check_rule_search_certificate"]
 
-FORMAT, VERSION = "optrules.search-certificate", 1
 HEADER_FIELDS = ("format", "version", "kind", "instance_sha256", "lambda", "claimed_objective",
                  "alpha", "model", "engine")
 CODES = set("-3binBOQ")
@@ -65,35 +61,11 @@ def check_rule_search_certificate(path, instance):
     >>> problem = GradientProblem.from_values([[1, 1, 0, 0], [0, 1, 1, 0]], ["p0", "p1"],
     ...                                       [-1, -1, 1, 1], [1, 1, 1, 1], 1)
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "rule.jsonl"
-    >>> _ = fit_rule(problem, engine="reference", certificate=path)
+    >>> _ = fit_rule(problem, certificate=path)
     >>> check_rule_search_certificate(path, RuleInstance.from_problem(problem)).accepted
     True
     """
-    start = time.perf_counter()
-    replay = _RuleReplay(instance)
-    number = 0
-    try:
-        for number, line in enumerate(_lines(path), 1):
-            check_interrupt()
-            try:
-                record = json.loads(line, parse_constant=_no_constant)
-            except ValueError as error:
-                raise _Rejected(f"not JSON ({error})") from None
-            try:
-                replay.take(record)
-            except (TypeError, ValueError, KeyError) as error:
-                raise _Rejected(f"malformed record ({error})") from None
-        replay.finish()
-    except _Rejected as error:
-        return CheckReport(False, f"line {error.line or number}: {error}", replay.records,
-                           time.perf_counter() - start)
-    except (OSError, EOFError, UnicodeDecodeError) as error:
-        return CheckReport(False, f"line {number + 1}: unreadable ({error})", replay.records,
-                           time.perf_counter() - start)
-    return CheckReport(True, f"{replay.expanded_count} expanded queries, "
-                             f"{replay.records - replay.expanded_count} dropped; every "
-                             f"conjunction has obj <= {replay.ceiling}", replay.records,
-                       time.perf_counter() - start)
+    return replay_file(path, _RuleReplay(instance))
 
 
 def _by_ratio(groups, descending):
@@ -117,12 +89,14 @@ def _members(extent):
     return [i for i, bit in enumerate(bits) if bit == "1"]
 
 
-class _RuleReplay:
+class _RuleReplay(Replay):
     """The checker's state (see the module docstring). Extents and proposition sets are
     Python-int bitmasks; g, h, λ are scaled by one common denominator to integers."""
 
+    kind, header_fields = "rule", HEADER_FIELDS
+
     def __init__(self, instance):
-        self.instance = instance
+        super().__init__(instance)
         scale = 1
         for value in list(instance.g) + list(instance.h) + [instance.lam]:
             scale = scale * value.denominator // np.gcd(scale, value.denominator)
@@ -137,9 +111,7 @@ class _RuleReplay:
         self.keys = [sum(1 << j for j in range(self.d) if self.extents[j] >> i & 1)
                      for i in range(self.n)]
         self.everything = (1 << self.n) - 1
-        self.header = None
-        self.records = self.expanded_count = 0
-        self.ended = False
+        self.expanded_count = 0
         self.pending = {}            # queued query -> its list (a mask)
         self.done = set()            # queries with their record
         self.expanded = {}           # query -> (extent, usable, evaluated)
@@ -180,17 +152,17 @@ class _RuleReplay:
     def _mask(self, text, where):
         if not isinstance(text, str) or not text or any(c not in "0123456789abcdef"
                                                          for c in text):
-            raise _Rejected(f"{where} is not a hexadecimal set of propositions")
+            raise Rejected(f"{where} is not a hexadecimal set of propositions")
         mask = int(text, 16)
         if mask >> self.d:
-            raise _Rejected(f"{where} names propositions beyond the {self.d} there are")
+            raise Rejected(f"{where} names propositions beyond the {self.d} there are")
         return mask
 
     def _query(self, value, where):
         if not isinstance(value, list) or not all(
                 isinstance(j, int) and not isinstance(j, bool) and 0 <= j < self.d
                 for j in value) or value != sorted(set(value)):
-            raise _Rejected(f"{where} is not an increasing list of proposition indices")
+            raise Rejected(f"{where} is not an increasing list of proposition indices")
         return tuple(value)
 
     def _after(self, tail):
@@ -198,68 +170,51 @@ class _RuleReplay:
 
     def _bounded(self, value, what):
         if value > self.ceiling:
-            raise _Rejected(f"{what} is {value}, above the claim's {self.ceiling}")
+            raise Rejected(f"{what} is {value}, above the claim's {self.ceiling}")
 
     # ----- records ---------------------------------------------------------------------------
-    def take(self, record):
-        if self.ended:
-            raise _Rejected("a line after the end line")
-        if self.header is None:
-            return self._take_header(record)
-        if not isinstance(record, dict):
-            raise _Rejected("not a record")
-        if "end" in record:
-            if record != {"end": {"records": self.records}}:
-                raise _Rejected(f"the end line does not count the {self.records} records")
-            self.ended = True
-            return
-        self.records += 1
+    def take_record(self, record, number):
         if set(record) <= {"expanded", "usable", "bound", "codes", "witnesses", "own"} and \
                 {"expanded", "usable", "bound", "codes"} <= set(record):
             return self._take_expanded(record)
         if set(record) == {"dropped", "usable", "bound"}:
             return self._take_dropped(record)
-        raise _Rejected(f"unknown record with fields {sorted(record)}")
+        raise Rejected(f"unknown record with fields {sorted(record)}")
 
-    def _take_header(self, header):
-        if not isinstance(header, dict) or header.get("format") != FORMAT or \
-                header.get("version") != VERSION or set(header) != set(HEADER_FIELDS):
-            raise _Rejected(f"not a version-{VERSION} {FORMAT} header")
-        if header["kind"] != "rule":
-            raise _Rejected(f"kind {header['kind']!r}: this checker replays rule searches")
-        if header["instance_sha256"] != self.instance.digest():
-            raise _Rejected("the instance digest is not the data's")
-        if fraction_from_text(header["lambda"], "lambda") != self.instance.lam:
-            raise _Rejected("lambda is not the instance's")
+    def take_header(self, header):
         claimed = fraction_from_text(header["claimed_objective"], "claimed_objective")
         alpha = fraction_from_text(header["alpha"], "alpha")
         if not 0 < alpha <= 1:
-            raise _Rejected("alpha is not in (0, 1]")
+            raise Rejected("alpha is not in (0, 1]")
         model = header["model"]
         query = self._query(model.get("query") if isinstance(model, dict) else None,
                             "model.query")
         if self.objective(self.extent(query)) != claimed:
-            raise _Rejected(f"the model re-scores to {self.objective(self.extent(query))}, "
+            raise Rejected(f"the model re-scores to {self.objective(self.extent(query))}, "
                             f"not the claimed {header['claimed_objective']}")
         self.ceiling = claimed / alpha
-        self.header = header
+
+    def summary(self):
+        return (f"{self.expanded_count} expanded queries, "
+                f"{self.records - self.expanded_count} dropped; every conjunction has obj <= "
+                f"{self.ceiling}")
 
     def _stated(self, record, value):
         try:
             stated = fraction_from_text(record["bound"], "bound")
         except (TypeError, ValueError) as error:
-            raise _Rejected(str(error)) from None
+            raise Rejected(str(error)) from None
         if stated != value:
-            raise _Rejected(f"the stated bound {record['bound']} is not the recomputed {value}")
+            raise Rejected(f"the stated bound {record['bound']} is not the recomputed {value}")
 
     def _list(self, query):
         """The list of a query that a record may name: the root's (every proposition), or
         that of a queued child."""
         if query in self.done:
-            raise _Rejected(f"query {list(query)} has a second record")
+            raise Rejected(f"query {list(query)} has a second record")
         if query:
             if query not in self.pending:
-                raise _Rejected(f"query {list(query)} was not queued by its parent")
+                raise Rejected(f"query {list(query)} was not queued by its parent")
             return self.pending.pop(query)
         return (1 << self.d) - 1
 
@@ -272,25 +227,25 @@ class _RuleReplay:
         live = listed & self._after(tail)
         usable = self._mask(record["usable"], "usable")
         if usable & ~live:
-            raise _Rejected("usable names propositions outside the query's list")
+            raise Rejected("usable names propositions outside the query's list")
         extent = self.extent(query)
         self._stated(record, self.bound(extent, usable))
         self._bounded(self.objective(extent), f"obj of {list(query)}")
         codes = record["codes"]
         if not isinstance(codes, str) or len(codes) != self.d or not set(codes) <= CODES:
-            raise _Rejected("codes is not one code per proposition")
+            raise Rejected("codes is not one code per proposition")
         if any((code == "-") == bool(live >> a & 1) for a, code in enumerate(codes)):
-            raise _Rejected("the propositions coded '-' are not those off the query's list")
+            raise Rejected("the propositions coded '-' are not those off the query's list")
         evaluated = sum(1 << a for a, code in enumerate(codes) if code in "nBOQ")
         if evaluated & ~usable:
-            raise _Rejected("an evaluated proposition is not usable")
+            raise Rejected("an evaluated proposition is not usable")
         witnesses, own = record.get("witnesses", {}), record.get("own", {})
         if not isinstance(witnesses, dict) or sorted(witnesses) != sorted(
                 str(a) for a, code in enumerate(codes) if code in "3n"):
-            raise _Rejected("witnesses are not one per proposition coded '3' or 'n'")
+            raise Rejected("witnesses are not one per proposition coded '3' or 'n'")
         if not isinstance(own, dict) or sorted(own) != sorted(
                 str(a) for a, code in enumerate(codes) if code == "O"):
-            raise _Rejected("own is not one usable set per proposition coded 'O'")
+            raise Rejected("own is not one usable set per proposition coded 'O'")
         parent = self.expanded.get(query[:-1]) if query else None
         for a, code in enumerate(codes):
             if code == "-":
@@ -301,12 +256,12 @@ class _RuleReplay:
                 self._witness(witnesses[str(a)], query, tail, inside, where)
             elif code == "b":
                 if parent is None:
-                    raise _Rejected(f"{where}: the root has no propagated bounds")
+                    raise Rejected(f"{where}: the root has no propagated bounds")
                 self._bounded(self.bound(parent[0] & self.extents[a], parent[1]),
                               f"the propagated bound of {where}")
             elif code == "i":
                 if extent & ~self.extents[a]:
-                    raise _Rejected(f"{where} is not implied by the query")
+                    raise Rejected(f"{where} is not implied by the query")
             else:
                 self._bounded(self.objective(inside), f"obj of the child {where}")
                 if code == "n":
@@ -317,7 +272,7 @@ class _RuleReplay:
                     below = self._mask(own[str(a)], f"own of {where}")
                     after = evaluated & self._after(a)
                     if below & ~after:
-                        raise _Rejected(f"own of {where} names unevaluated propositions")
+                        raise Rejected(f"own of {where} names unevaluated propositions")
                     self._bounded(self.bound(inside, below), f"the own bound of {where}")
                     self._excluded(after & ~below, query, extent, usable, a, where)
                 else:
@@ -329,7 +284,7 @@ class _RuleReplay:
         if not isinstance(witness, int) or isinstance(witness, bool) or \
                 not 0 <= witness < limit or witness in query or \
                 inside & ~self.extents[witness]:
-            raise _Rejected(f"{where}: witness {witness!r} does not hold")
+            raise Rejected(f"{where}: witness {witness!r} does not hold")
 
     def _excluded(self, excluded, query, extent, usable, limit, where):
         """Each proposition x of ``excluded`` (a mask), a sibling of the query's child at
@@ -340,7 +295,7 @@ class _RuleReplay:
             if self.bound(inside, usable) <= self.ceiling:
                 continue
             if not any(w not in query and not inside & ~self.extents[w] for w in range(limit)):
-                raise _Rejected(f"{where}: proposition {x} is left out of the usable set "
+                raise Rejected(f"{where}: proposition {x} is left out of the usable set "
                                 "without a bound or a witness")
 
     def _take_dropped(self, record):
@@ -351,7 +306,7 @@ class _RuleReplay:
         usable = self._mask(record["usable"], "usable")
         live = listed & self._after(tail)
         if usable & ~live:
-            raise _Rejected("usable names propositions outside the query's list")
+            raise Rejected("usable names propositions outside the query's list")
         extent = self.extent(query)
         bound = self.bound(extent, usable)
         self._stated(record, bound)
@@ -359,19 +314,15 @@ class _RuleReplay:
         self._bounded(self.objective(extent), f"obj of {list(query)}")
         if live & ~usable:
             if not query:
-                raise _Rejected("the root leaves propositions out of its usable set")
+                raise Rejected("the root leaves propositions out of its usable set")
             parent = query[:-1]
             parent_extent, parent_usable, _ = self.expanded[parent]
             self._excluded(live & ~usable, parent, parent_extent, parent_usable, tail,
                            f"the dropped query {list(query)}")
 
-    def finish(self):
-        if self.header is None:
-            raise _Rejected("no header")
-        if not self.ended:
-            raise _Rejected("the file ends before its end line (truncated)")
+    def finish_records(self):
         if () not in self.done:
-            raise _Rejected("the empty query is never expanded or dropped")
+            raise Rejected("the empty query is never expanded or dropped")
         if self.pending:
             query = min(self.pending)
-            raise _Rejected(f"query {list(query)} was queued but never expanded or dropped")
+            raise Rejected(f"query {list(query)} was queued but never expanded or dropped")

@@ -25,10 +25,6 @@ Arithmetic is exact: integer units of 1/(q·W') (``integer_groups``), float64 pr
 values and integers with sums below 2**53.
 """
 
-import gzip
-import json
-import time
-from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
@@ -36,14 +32,13 @@ import numpy as np
 from optrules.rule_lists.model import RuleList
 from optrules.validation import fraction_from_text
 
+from .certificate_replay import CheckReport, Rejected, Replay, replay_file
 from .oracle import InstanceTooLarge
 from .rescore import rescore_rule_list
 from .rule_list_encodings import integer_groups
-from .stopping import check_interrupt
 
 __all__ = ["CheckReport", "check_search_certificate"]
 
-FORMAT, VERSION = "optrules.search-certificate", 1
 HEADER_FIELDS = ("format", "version", "kind", "instance_sha256", "lambda", "claimed_objective",
                  "model", "engine", "symmetry_map", "bounds")
 PRUNING_CODES = "hlksamy"
@@ -52,32 +47,6 @@ _BATCH = 512
 #: The row of each child code in the table of conditions of ``_Replay._check_batch``.
 _CODE_ROWS = np.zeros(256, dtype=np.intp)
 _CODE_ROWS[np.frombuffer((PRUNING_CODES + "Q-?").encode(), np.uint8)] = np.arange(10)
-
-
-@dataclass(frozen=True)
-class CheckReport:
-    """``accepted``; ``reason``: why not (naming the line), or a summary; ``records`` read."""
-
-    accepted: bool
-    reason: str
-    records: int
-    seconds: float
-
-
-class _Rejected(Exception):
-    """Why the certificate is rejected, and on which line (None: the line being read)."""
-
-    def __init__(self, message, line=None):
-        super().__init__(message)
-        self.line = line
-
-
-def _lines(path):
-    with open(path, "rb") as probe:
-        zipped = probe.read(2) == b"\x1f\x8b"
-    with (gzip.open(path, "rt", encoding="utf-8") if zipped
-          else open(path, encoding="utf-8")) as handle:
-        yield from handle
 
 
 def check_search_certificate(path, instance):
@@ -102,47 +71,16 @@ def check_search_certificate(path, instance):
     >>> check_search_certificate(path, RuleListInstance.from_dataset(data, "1/10")).accepted
     True
     """
-    start = time.perf_counter()
-    replay = _Replay(instance)
-    number = 0
-    try:
-        for number, line in enumerate(_lines(path), 1):
-            check_interrupt()
-            try:
-                try:
-                    record = json.loads(line, parse_constant=_no_constant)
-                except ValueError as error:
-                    raise _Rejected(f"not JSON ({error})") from None
-                try:
-                    replay.take(record, number)
-                except (TypeError, ValueError, KeyError) as error:
-                    raise _Rejected(f"malformed record ({error})") from None
-            except _Rejected:
-                replay.flush()          # a record before this one may fail first
-                raise
-        replay.flush()
-        replay.finish()
-    except _Rejected as error:
-        return CheckReport(False, f"line {error.line or number}: {error}", replay.records,
-                           time.perf_counter() - start)
-    except (OSError, EOFError, UnicodeDecodeError) as error:
-        return CheckReport(False, f"line {number + 1}: unreadable ({error})", replay.records,
-                           time.perf_counter() - start)
-    return CheckReport(True, f"{replay.expanded_count} expanded prefixes, "
-                             f"{replay.records - replay.expanded_count} dropped; every list "
-                             f"has R >= {replay.claim_text}", replay.records,
-                       time.perf_counter() - start)
+    return replay_file(path, _Replay(instance))
 
 
-def _no_constant(name):
-    raise ValueError(f"{name} is not a number in strict JSON")
-
-
-class _Replay:
+class _Replay(Replay):
     """The checker's state while it reads a certificate (see the module docstring)."""
 
+    kind, header_fields = "rule-list", HEADER_FIELDS
+
     def __init__(self, instance):
-        self.instance = instance
+        super().__init__(instance)
         groups, total = integer_groups(instance)
         self.mistake, self.rule = instance.lam.denominator, instance.lam.numerator * total
         self.unit = self.mistake * total                 # objectives in units of 1/(qW')
@@ -160,9 +98,7 @@ class _Replay:
             len(groups), -1)
         self.minority = minority
         self.captured_minority = self.holds.T * minority[:, None]
-        self.header = None
-        self.records = self.expanded_count = 0
-        self.ended = False
+        self.expanded_count = 0
         self.pending = set()       # queued or not-evaluated prefixes without a fate yet
         self.expanded, self.dropped, self.witnesses = set(), set(), set()
         # expanded records and symmetry witnesses whose numbers are checked in a batch
@@ -195,88 +131,71 @@ class _Replay:
         try:
             value = fraction_from_text(text, where) * self.unit
         except (TypeError, ValueError) as error:
-            raise _Rejected(str(error)) from None
+            raise Rejected(str(error)) from None
         if value.denominator != 1:
-            raise _Rejected(f"{where} {text} is not an objective of this instance")
+            raise Rejected(f"{where} {text} is not an objective of this instance")
         return int(value)
 
     def _prefix(self, value, where):
         if not isinstance(value, list) or not all(
                 isinstance(m, int) and not isinstance(m, bool) and 0 <= m < self.n_antecedents
                 for m in value) or len(set(value)) != len(value):
-            raise _Rejected(f"{where} is not a list of distinct antecedent indices")
+            raise Rejected(f"{where} is not a list of distinct antecedent indices")
         return tuple(value)
 
     # ----- records ---------------------------------------------------------------------------
-    def take(self, record, number):
-        if self.ended:
-            raise _Rejected("a line after the end line")
-        if self.header is None:
-            return self._take_header(record)
-        if not isinstance(record, dict):
-            raise _Rejected("not a record")
-        if "end" in record:
-            if record != {"end": {"records": self.records}}:
-                raise _Rejected(f"the end line does not count the {self.records} records")
-            self.ended = True
-            return
-        self.records += 1
+    def take_record(self, record, number):
         if set(record) in ({"expanded", "bound", "children"},
                            {"expanded", "bound", "children", "witnesses"}):
             return self._take_expanded(record, number)
         if set(record) in ({"dropped", "reason", "bound"},
                            {"dropped", "reason", "bound", "witness"}):
             return self._take_dropped(record, number)
-        raise _Rejected(f"unknown record with fields {sorted(record)}")
+        raise Rejected(f"unknown record with fields {sorted(record)}")
 
-    def _take_header(self, header):
-        if not isinstance(header, dict) or header.get("format") != FORMAT or \
-                header.get("version") != VERSION or set(header) != set(HEADER_FIELDS):
-            raise _Rejected(f"not a version-{VERSION} {FORMAT} header")
-        if header["kind"] != "rule-list":
-            raise _Rejected(f"kind {header['kind']!r}: this checker replays rule-list searches")
-        if header["instance_sha256"] != self.instance.digest():
-            raise _Rejected("the instance digest is not the data's: another dataset or λ")
-        if fraction_from_text(header["lambda"], "lambda") != self.instance.lam:
-            raise _Rejected("lambda is not the instance's")
+    def take_header(self, header):
         self.claim = self._units(header["claimed_objective"], "claimed_objective")
         self.claim_text = header["claimed_objective"]
         try:
             model = RuleList.from_dict(header["model"], "model")
             rescored = rescore_rule_list(self.instance, model, model.classes)
         except (TypeError, ValueError) as error:
-            raise _Rejected(f"the model does not fit the data: {error}") from None
+            raise Rejected(f"the model does not fit the data: {error}") from None
         if rescored.objective * self.unit != self.claim:
-            raise _Rejected(f"the model re-scores to {rescored.objective}, not the claimed "
-                            f"{header['claimed_objective']}")
-        self.header = header
+            raise Rejected(f"the model re-scores to {rescored.objective}, not the claimed "
+                           f"{header['claimed_objective']}")
+
+    def summary(self):
+        return (f"{self.expanded_count} expanded prefixes, "
+                f"{self.records - self.expanded_count} dropped; every list has R >= "
+                f"{self.claim_text}")
 
     def _stated(self, record, bound):
         if self._units(record["bound"], "bound") != bound:
-            raise _Rejected(f"the stated bound {record['bound']} is not the prefix's "
+            raise Rejected(f"the stated bound {record['bound']} is not the prefix's "
                             f"b = {Fraction(bound, self.unit)}")
 
     def _take_expanded(self, record, number):
         """The structure of an expanded record now; its numbers in the next batch."""
         prefix = self._prefix(record["expanded"], "expanded")
         if prefix in self.expanded:
-            raise _Rejected(f"prefix {list(prefix)} is expanded twice")
+            raise Rejected(f"prefix {list(prefix)} is expanded twice")
         if prefix and prefix not in self.pending:
-            raise _Rejected(f"prefix {list(prefix)} was not queued by its parent")
+            raise Rejected(f"prefix {list(prefix)} was not queued by its parent")
         self.pending.discard(prefix)
         self.expanded.add(prefix)
         self.expanded_count += 1
         codes = record["children"]
         if not isinstance(codes, str) or len(codes) != self.n_antecedents or \
                 not set(codes) <= set(PRUNING_CODES + "-Q?"):
-            raise _Rejected("children is not one code per antecedent")
+            raise Rejected("children is not one code per antecedent")
         codes = np.frombuffer(codes.encode(), "S1")
         if np.flatnonzero(codes == b"-").tolist() != sorted(prefix):
-            raise _Rejected("the children marked '-' are not the prefix's antecedents")
+            raise Rejected("the children marked '-' are not the prefix's antecedents")
         witnesses = record.get("witnesses", {})
         symmetric = np.flatnonzero(codes == b"y").tolist()
         if not isinstance(witnesses, dict) or sorted(witnesses) != sorted(map(str, symmetric)):
-            raise _Rejected("witnesses are not one per child coded 'y'")
+            raise Rejected("witnesses are not one per child coded 'y'")
         for s in symmetric:
             child = prefix + (s,)
             self.witness_pairs.append((number, child, self._witness(witnesses[str(s)], child)))
@@ -291,13 +210,13 @@ class _Replay:
     def _witness(self, witness, prefix):
         witness = self._prefix(witness, f"the witness of {list(prefix)}")
         if not witness:
-            raise _Rejected(f"the empty prefix cannot be the witness of {list(prefix)}")
+            raise Rejected(f"the empty prefix cannot be the witness of {list(prefix)}")
         self.witnesses.add(witness)
         return witness
 
     def flush(self):
         """The numbers of the batch of expanded records and witnesses: the first failing
-        line (``_Rejected`` with its ``line``), if any."""
+        line (``Rejected`` with its ``line``), if any."""
         failures = []                                   # (line, message)
         if self.batch:
             failures += self._check_batch()
@@ -306,7 +225,7 @@ class _Replay:
         self.batch, self.witness_pairs = [], []
         if failures:
             line, message = min(failures)
-            raise _Rejected(message, line)
+            raise Rejected(message, line)
 
     def _check_batch(self):
         numbers, prefixes, uncaptured, bounds, stated, codes = zip(*self.batch)
@@ -395,28 +314,24 @@ class _Replay:
                  "k": self.rule * (len(prefix) + 1) >= claim and objective >= claim,
                  "y": True}.get(reason)
         if valid is None:
-            raise _Rejected(f"unknown reason {reason!r} for dropping {list(prefix)}")
+            raise Rejected(f"unknown reason {reason!r} for dropping {list(prefix)}")
         if reason == "y":
             if "witness" not in record:
-                raise _Rejected(f"no witness for dropping {list(prefix)} by symmetry")
+                raise Rejected(f"no witness for dropping {list(prefix)} by symmetry")
             self.witness_pairs.append((number, prefix, self._witness(record["witness"],
                                                                      prefix)))
         elif not valid:
-            raise _Rejected(f"prefix {list(prefix)} fails its reason {reason!r}")
+            raise Rejected(f"prefix {list(prefix)} fails its reason {reason!r}")
         self.dropped.add(prefix)
 
-    def finish(self):
-        if self.header is None:
-            raise _Rejected("no header")
-        if not self.ended:
-            raise _Rejected("the file ends before its end line (truncated)")
+    def finish_records(self):
         if () not in self.expanded and () not in self.dropped:
-            raise _Rejected("the empty prefix is never expanded or dropped")
+            raise Rejected("the empty prefix is never expanded or dropped")
         generated = self.expanded | self.pending | self.dropped
         for witness in self.witnesses:
             if witness not in generated:
-                raise _Rejected(f"witness {list(witness)} is not a prefix of the search")
+                raise Rejected(f"witness {list(witness)} is not a prefix of the search")
         for prefix in self.pending:
             if not any(prefix[:k] in self.dropped for k in range(len(prefix) + 1)):
-                raise _Rejected(f"prefix {list(prefix)} was queued but never expanded or "
+                raise Rejected(f"prefix {list(prefix)} was queued but never expanded or "
                                 "dropped")

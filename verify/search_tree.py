@@ -7,7 +7,7 @@ needs it. The graph is read from the records, not checked: check the certificate
 
 import json
 
-from .search_certificate import _lines
+from .certificate_replay import lines
 
 __all__ = ["search_tree"]
 
@@ -53,7 +53,7 @@ def search_tree(path):
         raise ImportError("the search tree needs networkx: pip install 'optrules[graph]'") \
             from None
     tree = networkx.DiGraph()
-    for number, line in enumerate(_lines(path)):
+    for number, line in enumerate(lines(path)):
         record = json.loads(line)
         if number == 0 or "end" in record:
             continue
