@@ -82,6 +82,15 @@ def test_the_compas_certificate_is_accepted(compas, tmp_path, engine):
         assert json.loads(handle.readline())["claimed_objective"] == "245267/648900"
 
 
+@pytest.mark.slow
+def test_the_compas_certificate_at_lambda_0_01_is_accepted(compas, tmp_path):
+    """102 652 expanded prefixes, 15.6 million children (specs/certificates.md §3)."""
+    result, path, instance = certified(tmp_path, compas, "0.01", "search.jsonl.gz")
+    report = check_search_certificate(path, instance)
+    assert report.accepted, report.reason
+    assert result.nodes_expanded == 102652 and result.objective == Fraction(119389, 324450)
+
+
 # ----- tampering ---------------------------------------------------------------------------------
 def mutation_case(tmp_path):
     """A search with many records of every kind: symmetric prefixes and drops."""
