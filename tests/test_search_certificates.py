@@ -48,10 +48,21 @@ def searches(draw):
     return data, lam, options
 
 
+class Checked:
+    """A rule-list instance with its class values: what the checker replays a certificate on."""
+
+    def __init__(self, data, lam):
+        self.instance = RuleListInstance.from_dataset(data, lam)
+        self.classes = data.classes
+
+    def check(self, path):
+        return check_search_certificate(path, self.instance, self.classes)
+
+
 def certified(tmp_path, data, lam, name="search.jsonl", **options):
     path = tmp_path / name
     result = fit_rule_list(data, lam, certificate=path, max_memory=None, **options)
-    return result, path, RuleListInstance.from_dataset(data, lam)
+    return result, path, Checked(data, lam)
 
 
 @given(searches())
@@ -59,9 +70,9 @@ def certified(tmp_path, data, lam, name="search.jsonl", **options):
 def test_certificates_of_random_searches_are_accepted(tmp_path_factory, search):
     data, lam, options = search
     result, path, instance = certified(tmp_path_factory.mktemp("c"), data, lam, **options)
-    report = check_search_certificate(path, instance)
+    report = instance.check(path)
     assert report.accepted, report.reason
-    assert result.objective == optimal_rule_list(instance)[0]
+    assert result.objective == optimal_rule_list(instance.instance)[0]
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +86,7 @@ def test_the_compas_certificate_is_accepted(compas, tmp_path, engine):
     """λ = 0.015 (4 159 expanded prefixes); gzip-compressed."""
     result, path, instance = certified(tmp_path, compas, "0.015", "search.jsonl.gz",
                                        engine=engine)
-    report = check_search_certificate(path, instance)
+    report = instance.check(path)
     assert report.accepted, report.reason
     assert report.records == result.nodes_expanded + int(report.reason.split()[3])
     with gzip.open(path, "rt") as handle:
@@ -86,7 +97,7 @@ def test_the_compas_certificate_is_accepted(compas, tmp_path, engine):
 def test_the_compas_certificate_at_lambda_0_01_is_accepted(compas, tmp_path):
     """102 652 expanded prefixes, 15.6 million children (specs/certificates.md §3)."""
     result, path, instance = certified(tmp_path, compas, "0.01", "search.jsonl.gz")
-    report = check_search_certificate(path, instance)
+    report = instance.check(path)
     assert report.accepted, report.reason
     assert result.nodes_expanded == 102652 and result.objective == Fraction(119389, 324450)
 
@@ -164,24 +175,69 @@ def child_code(records):
 ])
 def test_tampered_certificates_are_rejected(tmp_path, edit, message):
     _, path, instance = mutation_case(tmp_path)
-    assert check_search_certificate(path, instance).accepted
-    report = check_search_certificate(edited(path, edit), instance)
+    assert instance.check(path).accepted
+    report = instance.check(edited(path, edit))
     assert not report.accepted and message in report.reason, report.reason
+
+
+def swap_classes(records):
+    """The classes reversed and every prediction flipped: the same re-score (by index), the
+    opposite model (by value)."""
+    model = records[0]["model"]
+    model["classes"] = model["classes"][::-1]
+    other = dict(zip(model["classes"], model["classes"][::-1]))
+    for rule in model["rules"]:
+        rule["prediction"] = other[rule["prediction"]]
+        rule["class_counts"] = rule["class_counts"][::-1]
+    model["default"] = other[model["default"]]
+    model["default_counts"] = model["default_counts"][::-1]
+
+
+@pytest.mark.parametrize("edit, message", [
+    (swap_classes, "the model's classes"),
+    (lambda records: records.insert(1, {"dropped": [], "reason": "y", "witness": [0],
+                                        "bound": "0/1"}),
+     "the empty prefix has no equivalent prefix before it"),
+    (lambda records: records[first(records, "expanded")].update(bound="1" + "0" * 30 + "/1"),
+     "is not an objective of this instance"),
+    (lambda records: records[0].update(version=True), "not a version-1"),
+    (lambda records: records[-1]["end"].update(records=float(records[-1]["end"]["records"])),
+     "does not count"),
+])
+def test_malformed_or_misleading_certificates_are_rejected(tmp_path, edit, message):
+    """Found by an adversarial review: each was accepted or raised an exception before."""
+    _, path, instance = mutation_case(tmp_path)
+    report = instance.check(edited(path, edit))
+    assert not report.accepted and message in report.reason, report.reason
+
+
+def test_deep_nesting_and_a_corrupt_gzip_stream_are_rejected(tmp_path):
+    _, path, instance = mutation_case(tmp_path)
+    nested = tmp_path / "nested.jsonl"
+    nested.write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    assert "not JSON (RecursionError" in instance.check(nested).reason
+    zipped = bytearray(gzip.compress(path.read_bytes()))
+    zipped[len(zipped) // 2] ^= 0xFF
+    corrupt = tmp_path / "corrupt.jsonl.gz"
+    corrupt.write_bytes(bytes(zipped))
+    report = instance.check(corrupt)
+    assert not report.accepted, report.reason
 
 
 def test_a_truncated_gzip_file_is_rejected(tmp_path):
     _, path, instance = mutation_case(tmp_path)
     zipped = tmp_path / "search.jsonl.gz"
     zipped.write_bytes(gzip.compress(path.read_bytes())[:-40])
-    report = check_search_certificate(zipped, instance)
+    report = instance.check(zipped)
     assert not report.accepted and "unreadable" in report.reason, report.reason
 
 
 def test_the_certificate_names_its_instance(tmp_path):
     _, path, instance = mutation_case(tmp_path)
-    other = RuleListInstance.from_bits(instance.antecedents, 1 - instance.labels, instance.lam,
-                                       instance.names)
-    report = check_search_certificate(path, other)
+    inner = instance.instance
+    other = RuleListInstance.from_bits(inner.antecedents, 1 - inner.labels, inner.lam,
+                                       inner.names)
+    report = check_search_certificate(path, other, instance.classes)
     assert not report.accepted and "line 1: the instance digest" in report.reason
 
 
@@ -196,7 +252,8 @@ def test_a_stopped_search_writes_no_certificate(tmp_path):
 # ----- command line ------------------------------------------------------------------------------
 def test_rulelist_writes_and_check_certificate_replays(tmp_path, capsys):
     _, path, instance = mutation_case(tmp_path)
-    data = BinaryDataset.from_bits(list(instance.names), instance.antecedents, instance.labels)
+    data = BinaryDataset.from_bits(list(instance.instance.names), instance.instance.antecedents,
+                                   instance.instance.labels)
     out, label = tmp_path / "d.out", tmp_path / "d.label"
     save_corels(data, out, label)
     certificate = tmp_path / "cli.jsonl.gz"
@@ -238,7 +295,8 @@ def test_a_csv_certificate_is_checked_on_the_csv(tmp_path, capsys):
 
 def test_rulelist_says_when_it_writes_no_certificate(tmp_path, capsys):
     _, path, instance = mutation_case(tmp_path)
-    data = BinaryDataset.from_bits(list(instance.names), instance.antecedents, instance.labels)
+    data = BinaryDataset.from_bits(list(instance.instance.names), instance.instance.antecedents,
+                                   instance.instance.labels)
     out, label = tmp_path / "d.out", tmp_path / "d.label"
     save_corels(data, out, label)
     assert main(["rulelist", "--corels-out", str(out), "--corels-label", str(label), "--lam",
@@ -257,7 +315,8 @@ def test_check_certificate_help_has_an_example():
 def test_the_search_tree_exports_to_graphml(tmp_path, capsys):
     networkx = pytest.importorskip("networkx")
     _, path, instance = mutation_case(tmp_path)
-    data = BinaryDataset.from_bits(list(instance.names), instance.antecedents, instance.labels)
+    data = BinaryDataset.from_bits(list(instance.instance.names), instance.instance.antecedents,
+                                   instance.instance.labels)
     out, label = tmp_path / "d.out", tmp_path / "d.label"
     save_corels(data, out, label)
     graphml = tmp_path / "tree.graphml"

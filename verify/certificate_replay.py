@@ -6,6 +6,7 @@ check the claim and the records (specs/certificates.md)."""
 import gzip
 import json
 import time
+import zlib
 from dataclasses import dataclass
 
 from optrules.validation import fraction_from_text
@@ -72,7 +73,8 @@ class Replay:
         if not isinstance(record, dict):
             raise Rejected("not a record")
         if "end" in record:
-            if record != {"end": {"records": self.records}}:
+            if record != {"end": {"records": self.records}} or \
+                    type(record["end"]["records"]) is not int:
                 raise Rejected(f"the end line does not count the {self.records} records")
             self.ended = True
             return
@@ -81,7 +83,8 @@ class Replay:
 
     def _check_frame(self, header):
         if not isinstance(header, dict) or header.get("format") != FORMAT or \
-                header.get("version") != VERSION or set(header) != set(self.header_fields):
+                type(header.get("version")) is not int or header["version"] != VERSION or \
+                set(header) != set(self.header_fields):
             raise Rejected(f"not a version-{VERSION} {FORMAT} header of the expected fields")
         if header["kind"] != self.kind:
             raise Rejected(f"kind {header['kind']!r}: this checker replays {self.kind} "
@@ -113,8 +116,8 @@ def replay_file(path, replay):
             try:
                 try:
                     record = json.loads(line, parse_constant=_no_constant)
-                except ValueError as error:
-                    raise Rejected(f"not JSON ({error})") from None
+                except (ValueError, RecursionError) as error:
+                    raise Rejected(f"not JSON ({type(error).__name__}: {error})") from None
                 try:
                     replay.take(record, number)
                 except (TypeError, ValueError, KeyError, AttributeError) as error:
@@ -127,7 +130,7 @@ def replay_file(path, replay):
     except Rejected as error:
         return CheckReport(False, f"line {error.line or number}: {error}", replay.records,
                            time.perf_counter() - start)
-    except (OSError, EOFError, UnicodeDecodeError) as error:
+    except (OSError, EOFError, UnicodeDecodeError, zlib.error) as error:
         return CheckReport(False, f"line {number + 1}: unreadable ({error})", replay.records,
                            time.perf_counter() - start)
     return CheckReport(True, replay.summary(), replay.records, time.perf_counter() - start)

@@ -49,8 +49,10 @@ _CODE_ROWS = np.zeros(256, dtype=np.intp)
 _CODE_ROWS[np.frombuffer((PRUNING_CODES + "Q-?").encode(), np.uint8)] = np.arange(10)
 
 
-def check_search_certificate(path, instance):
-    """Replay the search certificate at ``path`` on ``instance`` (a RuleListInstance).
+def check_search_certificate(path, instance, classes):
+    """Replay the search certificate at ``path`` on ``instance`` (a RuleListInstance) whose
+    class indices stand for the values ``classes`` (the data's, in index order: the model must
+    name the same classes, so that its predictions mean what its re-score counted).
 
     Returns
     -------
@@ -68,10 +70,11 @@ def check_search_certificate(path, instance):
     ...                                [1, 1, 0, 0])
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "search.jsonl"
     >>> _ = fit_rule_list(data, "1/10", certificate=path)
-    >>> check_search_certificate(path, RuleListInstance.from_dataset(data, "1/10")).accepted
+    >>> instance = RuleListInstance.from_dataset(data, "1/10")
+    >>> check_search_certificate(path, instance, data.classes).accepted
     True
     """
-    return replay_file(path, _Replay(instance))
+    return replay_file(path, _Replay(instance, classes))
 
 
 class _Replay(Replay):
@@ -79,8 +82,9 @@ class _Replay(Replay):
 
     kind, header_fields = "rule-list", HEADER_FIELDS
 
-    def __init__(self, instance):
+    def __init__(self, instance, classes):
         super().__init__(instance)
+        self.classes = list(classes)
         groups, total = integer_groups(instance)
         self.mistake, self.rule = instance.lam.denominator, instance.lam.numerator * total
         self.unit = self.mistake * total                 # objectives in units of 1/(qW')
@@ -132,7 +136,7 @@ class _Replay(Replay):
             value = fraction_from_text(text, where) * self.unit
         except (TypeError, ValueError) as error:
             raise Rejected(str(error)) from None
-        if value.denominator != 1:
+        if value.denominator != 1 or not 0 <= value < 1 << 62:
             raise Rejected(f"{where} {text} is not an objective of this instance")
         return int(value)
 
@@ -158,9 +162,12 @@ class _Replay(Replay):
         self.claim_text = header["claimed_objective"]
         try:
             model = RuleList.from_dict(header["model"], "model")
-            rescored = rescore_rule_list(self.instance, model, model.classes)
+            rescored = rescore_rule_list(self.instance, model, self.classes)
         except (TypeError, ValueError) as error:
             raise Rejected(f"the model does not fit the data: {error}") from None
+        if list(model.classes) != self.classes:
+            raise Rejected(f"the model's classes {list(model.classes)} are not the data's "
+                           f"{self.classes}")
         if rescored.objective * self.unit != self.claim:
             raise Rejected(f"the model re-scores to {rescored.objective}, not the claimed "
                            f"{header['claimed_objective']}")
@@ -309,6 +316,8 @@ class _Replay(Replay):
         minority, default = self._rest(uncaptured)
         objective = bound + default
         reason, claim = record["reason"], self.claim
+        if reason == "y" and not prefix:
+            raise Rejected("the empty prefix has no equivalent prefix before it")
         valid = {"h": bound + minority >= claim,
                  "l": bound + minority + self.rule >= claim and objective >= claim,
                  "k": self.rule * (len(prefix) + 1) >= claim and objective >= claim,

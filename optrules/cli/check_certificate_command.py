@@ -64,7 +64,7 @@ def run(args, parser):
                                                RuleInstance.from_problem(problem))
     else:
         report = check_search_certificate(args.certificate,
-                                          _rule_list_instance(args, parser, lam))
+                                          *_rule_list_instance(args, parser, lam))
     if args.graphml:
         import networkx
         networkx.write_graphml(search_tree(args.certificate), args.graphml)
@@ -80,7 +80,7 @@ def run(args, parser):
 
 def _rule_list_instance(args, parser, lam):
     """The rule-list instance of the data options (mined with the header's λ, which is the
-    default minimum support, as in rulelist)."""
+    default minimum support, as in rulelist), and the data's classes."""
     problem = load_rule_list_problem(args, parser)
     min_support = None if args.min_support is None else parse_fraction(
         "--min-support", args.min_support, low=0, high=Fraction(1, 2),
@@ -88,7 +88,8 @@ def _rule_list_instance(args, parser, lam):
     mining = RuleListClassifier(lam, max_cardinality=args.max_cardinality,
                                 min_support=min_support,
                                 thresholds=args.thresholds or "quantile:3")
-    return RuleListInstance.from_dataset(rule_list_dataset(mining, problem, None, None), lam)
+    dataset = rule_list_dataset(mining, problem, None, None)
+    return RuleListInstance.from_dataset(dataset, lam), dataset.classes
 
 
 def _header(path):
