@@ -40,6 +40,8 @@ __all__ = ["check_rule_search_certificate"]
 HEADER_FIELDS = ("format", "version", "kind", "instance_sha256", "lambda", "claimed_objective",
                  "alpha", "model", "engine")
 CODES = set("-3binBOQ")
+#: Bounds remembered at most (then forgotten all at once): bounded memory.
+_REMEMBERED = 1 << 16
 
 
 def check_rule_search_certificate(path, instance):
@@ -112,6 +114,7 @@ class _RuleReplay(Replay):
                      for i in range(self.n)]
         self.everything = (1 << self.n) - 1
         self.expanded_count = 0
+        self.bounds = {}             # (extent, usable) -> bound
         self.pending = {}            # queued query -> its list (a mask)
         self.done = set()            # queries with their record
         self.expanded = {}           # query -> (extent, usable, evaluated)
@@ -133,7 +136,16 @@ class _RuleReplay(Replay):
     def bound(self, extent, usable):
         """Thm 3.1 over the samples of ``extent`` grouped by membership in ``usable``: the
         best prefix of the groups with G > 0, by G/H descending, or of those with G < 0, by
-        G/H ascending (eq. 2.3 units)."""
+        G/H ascending (eq. 2.3 units). Remembered: a query's children's bounds come back as
+        its grandchildren's propagated bounds."""
+        key = (extent, usable)
+        if key not in self.bounds:
+            if len(self.bounds) >= _REMEMBERED:
+                self.bounds.clear()
+            self.bounds[key] = self._bound(extent, usable)
+        return self.bounds[key]
+
+    def _bound(self, extent, usable):
         groups = {}
         for i in _members(extent):
             key = self.keys[i] & usable
