@@ -250,12 +250,18 @@ def test_a_stopped_search_writes_no_certificate(tmp_path):
 
 
 # ----- command line ------------------------------------------------------------------------------
-def test_rulelist_writes_and_check_certificate_replays(tmp_path, capsys):
-    _, path, instance = mutation_case(tmp_path)
-    data = BinaryDataset.from_bits(list(instance.instance.names), instance.instance.antecedents,
-                                   instance.instance.labels)
+def corels_files(tmp_path, instance):
+    """The ``.out`` and ``.label`` files of a checked instance's data."""
+    inner = instance.instance
+    data = BinaryDataset.from_bits(list(inner.names), inner.antecedents, inner.labels)
     out, label = tmp_path / "d.out", tmp_path / "d.label"
     save_corels(data, out, label)
+    return out, label
+
+
+def test_rulelist_writes_and_check_certificate_replays(tmp_path, capsys):
+    _, path, instance = mutation_case(tmp_path)
+    out, label = corels_files(tmp_path, instance)
     certificate = tmp_path / "cli.jsonl.gz"
     assert main(["rulelist", "--corels-out", str(out), "--corels-label", str(label), "--lam",
                  "1/50", "--certificate", str(certificate), "--quiet"]) == 0
@@ -295,10 +301,7 @@ def test_a_csv_certificate_is_checked_on_the_csv(tmp_path, capsys):
 
 def test_rulelist_says_when_it_writes_no_certificate(tmp_path, capsys):
     _, path, instance = mutation_case(tmp_path)
-    data = BinaryDataset.from_bits(list(instance.instance.names), instance.instance.antecedents,
-                                   instance.instance.labels)
-    out, label = tmp_path / "d.out", tmp_path / "d.label"
-    save_corels(data, out, label)
+    out, label = corels_files(tmp_path, instance)
     assert main(["rulelist", "--corels-out", str(out), "--corels-label", str(label), "--lam",
                  "1/200", "--max-nodes", "1", "--certificate", str(tmp_path / "no.jsonl"),
                  "--quiet"]) == 0
@@ -315,10 +318,7 @@ def test_check_certificate_help_has_an_example():
 def test_the_search_tree_exports_to_graphml(tmp_path, capsys):
     networkx = pytest.importorskip("networkx")
     _, path, instance = mutation_case(tmp_path)
-    data = BinaryDataset.from_bits(list(instance.instance.names), instance.instance.antecedents,
-                                   instance.instance.labels)
-    out, label = tmp_path / "d.out", tmp_path / "d.label"
-    save_corels(data, out, label)
+    out, label = corels_files(tmp_path, instance)
     graphml = tmp_path / "tree.graphml"
     assert main(["check-certificate", str(path), "--corels-out", str(out), "--corels-label",
                  str(label), "--graphml", str(graphml)]) == 0
