@@ -322,10 +322,12 @@ class Integer(_Constraint):
 
 
 class Real(_Constraint):
-    """A finite real number (Python or numpy, not bool) > ``low``; returned as ``float``."""
+    """A finite real number (Python or numpy, not bool) > ``low`` (>= with ``inclusive``);
+    returned as ``float``."""
 
-    def __init__(self, low=0):
+    def __init__(self, low=0, *, inclusive=False):
         self.low = low
+        self.inclusive = inclusive
 
     def accepts(self, value):
         return _is_number(value)
@@ -336,11 +338,14 @@ class Real(_Constraint):
         except OverflowError:
             raise ValueError(f"{_where(name, owner)} must be {self}. Got an integer beyond the "
                              "float range instead.") from None
-        if not (self.low < value < math.inf):
+        above = self.low <= value if self.inclusive else self.low < value
+        if not (above and value < math.inf):
             raise ValueError(f"{_where(name, owner)} must be {self}. Got {value!r} instead.")
         return value
 
     def __str__(self):
+        if self.inclusive:
+            return f"a finite number >= {self.low}"
         return "a positive finite number" if self.low == 0 else f"a finite number > {self.low}"
 
 

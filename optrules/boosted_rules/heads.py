@@ -1,0 +1,80 @@
+"""Heads of boosted rules: the scores a rule predicts and the quality that ranks refinements.
+
+For one output with summed gradient G and Hessian H over the examples a rule covers, and
+regularisation weights λ1 (L1) and λ2 (L2), the score is the minimiser of the second-order
+approximation of the loss with the regularisers (Rapp et al. 2020, §4.1)::
+
+    s = (-G + r) / (H + λ2),   r = -λ1 if G > λ1, +λ1 if G < -λ1, else 0
+    quality = G s + ½ H s² + λ1 |s| + ½ λ2 s²          (lower is better; 0 for the empty head)
+
+(s is 0 when the division is not finite). A *single-output* head predicts for the output of
+largest |s| (the first one on ties); a *complete* head predicts for every output and its
+quality is the sum of the outputs' qualities, in output order.
+
+These are the formulas, and the order of floating-point operations, of mlrl-boomer 0.12.3
+(``specs/boosted-rules.md`` §3): λ1 and λ2 are float32 there, so :func:`regularisation` rounds
+them the same way. Every function works on a whole array of candidates at once (one row per
+candidate), so the readable and the fast engine evaluate heads with the same operations.
+"""
+
+import numpy as np
+
+__all__ = ["regularisation", "output_scores", "output_qualities", "single_output_heads",
+           "complete_heads", "HEADS"]
+
+HEADS = ("single", "complete")
+
+
+def regularisation(l1, l2):
+    """(λ1, λ2) as the float64 values of their float32 roundings."""
+    return float(np.float32(l1)), float(np.float32(l2))
+
+
+def output_scores(gradients, hessians, l1, l2):
+    """s for every element of the summed statistics (any shape)."""
+    l1_term = np.where(gradients > l1, -l1, np.where(gradients < -l1, l1, 0.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scores = (-gradients + l1_term) / (hessians + l2)
+    return np.where(np.isfinite(scores), scores, 0.0)
+
+
+def output_qualities(scores, gradients, hessians, l1, l2):
+    """The quality of every element: G s + ½ H s² + λ1 |s| + ½ λ2 s²."""
+    squared = scores * scores
+    quality = (gradients * scores) + (0.5 * hessians * squared)
+    return quality + l1 * np.abs(scores) + 0.5 * l2 * squared
+
+
+def single_output_heads(gradients, hessians, outputs, l1, l2):
+    """The best single-output head of each candidate.
+
+    Parameters
+    ----------
+    gradients, hessians : ndarray of shape (n_candidates, n_outputs)
+        Summed statistics of every output.
+    outputs : ndarray of int
+        The outputs a head may predict for (all, or the one a rule already chose).
+
+    Returns
+    -------
+    chosen : ndarray of int, shape (n_candidates,)
+        The output of largest |s| among ``outputs``, the first one on ties.
+    scores, qualities : ndarray of shape (n_candidates,)
+    """
+    gradients, hessians = gradients[:, outputs], hessians[:, outputs]
+    scores = output_scores(gradients, hessians, l1, l2)
+    best = np.argmax(np.abs(scores), axis=1)
+    rows = np.arange(len(best))
+    gradients, hessians, scores = gradients[rows, best], hessians[rows, best], scores[rows, best]
+    return np.asarray(outputs)[best], scores, output_qualities(scores, gradients, hessians, l1, l2)
+
+
+def complete_heads(gradients, hessians, l1, l2):
+    """The complete head of each candidate: (scores of shape (n_candidates, n_outputs),
+    qualities of shape (n_candidates,), summed over the outputs in output order)."""
+    scores = output_scores(gradients, hessians, l1, l2)
+    qualities = output_qualities(scores, gradients, hessians, l1, l2)
+    total = qualities[:, 0].copy()
+    for k in range(1, qualities.shape[1]):
+        total += qualities[:, k]
+    return scores, total

@@ -1,0 +1,71 @@
+"""What both rule-induction engines share: their configuration, their result types, and the
+float32 arithmetic of thresholds (``specs/boosted-rules.md`` §4)."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["SearchConfig", "Refinement", "FoundRule", "is_equal", "midpoint"]
+
+_EPSILON = float(np.finfo(np.float32).eps)
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """Options of the rule induction (Algorithm 2).
+
+    Attributes
+    ----------
+    head : {"single", "complete"}
+    l1, l2 : float
+        Regularisation weights, already rounded to float32 (:func:`heads.regularisation`).
+    min_coverage : int
+        A condition must cover at least this many examples (of non-zero weight), and a rule
+        covering this many or fewer is not refined further.
+    max_conditions : int or None
+    mlrl_compatible : bool
+        Reproduce mlrl-boomer 0.12.3's numerical search exactly (its skipped boundary and its
+        threshold between negative and other values).
+    """
+
+    head: str = "single"
+    l1: float = 0.0
+    l2: float = 1.0
+    min_coverage: int = 1
+    max_conditions: int | None = None
+    mlrl_compatible: bool = False
+
+
+@dataclass(frozen=True, eq=False)
+class Refinement:
+    """The best condition found for a rule so far, with the head and coverage it gives."""
+
+    condition: object
+    quality: float
+    outputs: np.ndarray
+    scores: np.ndarray
+    covered: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class FoundRule:
+    """An induced rule: its body, the outputs and (unshrunk) scores of its head, and the mask
+    of the training examples it covers."""
+
+    conditions: tuple
+    outputs: np.ndarray
+    scores: np.ndarray
+    covered: np.ndarray
+
+
+def is_equal(a, b):
+    """mlrl-boomer's float32 equality: |a - b| <= ε·max(1, |a|, |b|), a - b in float32."""
+    difference = abs(float(np.float32(a) - np.float32(b)))
+    return difference <= _EPSILON * max(1.0, abs(float(a)), abs(float(b)))
+
+
+def midpoint(small, large):
+    """The threshold between float32 values ``small`` < ``large``: small + (large - small)/2
+    with the difference in float32 and the result rounded to float32."""
+    small, large = np.float32(small), np.float32(large)
+    return np.float32(float(small) + float(large - small) * 0.5)

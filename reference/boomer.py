@@ -1,0 +1,186 @@
+"""Greedy induction of one boosted rule (BOOMER), readable reference.
+
+This module follows Algorithms 2 and 3 of Rapp et al. (2023): top-down greedy rule induction
+(FIND_RULE), which adds to the rule's body the refinement of best quality found by the
+pre-sorted search over each feature (FIND_REFINEMENT), until no refinement improves the rule.
+Algorithm 1 (sequential assemblage of the rules) is :func:`optrules.boosted_rules.fit_boosted_rules`.
+
+Names follow the paper: ``covered`` is the coverage indicator I (eq. 5), kept here as a boolean
+mask; ``gradients`` and ``hessians`` are the label-space statistics g_nk, h_nk (eq. 3);
+``quality`` is the quality of a head (lower is better, :mod:`optrules.boosted_rules.heads`).
+
+The numerical search traverses each feature as mlrl-boomer 0.12.3 does, in the three phases of
+the paper's sparsity-aware search (§3.2): values below zero ascending, values from zero up
+descending, then the boundary between the two groups. The evaluation order decides ties (the
+first candidate of best quality wins), and the order of the additions decides the last bits of
+the sums, so both are part of the contract (``specs/boosted-rules.md`` §4). mlrl-boomer 0.12.3
+never evaluates the boundary between the two smallest values from zero up and gives the
+boundary between the groups a threshold above the smallest such value;
+``SearchConfig.mlrl_compatible`` reproduces both, otherwise every boundary between adjacent
+distinct values is evaluated, with its midpoint as threshold (Algorithm 3).
+
+References
+----------
+.. [1] M. Rapp, J. Fürnkranz, E. Hüllermeier. "On the efficient implementation of
+   classification rule learning." Advances in Data Analysis and Classification, 2023.
+   (Algorithms 2-3, eq. 3-5, §3.2-3.4.)
+.. [2] M. Rapp, E. Loza Mencía, J. Fürnkranz, V.-L. Nguyen, E. Hüllermeier. "Learning
+   gradient boosted multi-label classification rules." ECML PKDD 2020. (§4.1: heads.)
+"""
+
+import numpy as np
+
+from optrules.boosted_rules.heads import complete_heads, single_output_heads
+from optrules.boosted_rules.model import Condition
+from optrules.boosted_rules.search import FoundRule, Refinement, is_equal, midpoint
+
+__all__ = ["RuleInduction"]
+
+
+class RuleInduction:
+    """Algorithm 2 on one training set: ``find_rule`` induces the next rule.
+
+    Parameters
+    ----------
+    data : TrainingData
+    config : SearchConfig
+    """
+
+    def __init__(self, data, config):
+        self.data = data
+        self.config = config
+
+    def find_rule(self, gradients, hessians, weights, sample_features):
+        """The next rule for statistics ``gradients``/``hessians`` (n_examples, n_outputs),
+        integer example ``weights`` (n_examples,), and ``sample_features()`` giving the
+        features each refinement searches, in increasing order.
+
+        Returns a :class:`FoundRule`, or None when not even one condition improves on the
+        empty head (quality 0).
+        """
+        covered = np.ones(len(weights), dtype=bool)    # I(n), eq. 5: the empty body covers all
+        outputs = np.arange(gradients.shape[1])
+        best, conditions = None, []
+        # Alg. 2: refine while a refinement is strictly better than the rule so far
+        while self.config.max_conditions is None or len(conditions) < self.config.max_conditions:
+            refinement = None
+            bar = 0.0 if best is None else best.quality
+            for feature in sample_features():
+                candidate = self._find_refinement(feature, covered, gradients, hessians, weights,
+                                                  outputs, bar)
+                if candidate is not None and candidate.quality < bar:
+                    refinement, bar = candidate, candidate.quality
+            if refinement is None:
+                break
+            best = refinement
+            conditions.append(refinement.condition)
+            covered = refinement.covered
+            if self.config.head == "single":      # the first condition fixes the head's output
+                outputs = refinement.outputs
+            if refinement.covered[weights > 0].sum() <= self.config.min_coverage:
+                break
+        if best is None:
+            return None
+        return FoundRule(tuple(conditions), best.outputs, best.scores, best.covered)
+
+    def _find_refinement(self, feature, covered, gradients, hessians, weights, outputs, bar):
+        """Alg. 3: the best condition on ``feature`` for the covered examples, or None."""
+        values = self.data.values[feature]
+        present = covered & ~np.isnan(values)        # §3.4: missing values are never covered
+        examples = np.flatnonzero(present)
+        # the statistics the feature's conditions partition: covered, weighted, not missing
+        total_g, total_h = _weighted_sum(examples, gradients, hessians, weights)
+        search = _nominal_candidates if self.data.nominal[feature] else _numerical_candidates
+        best = None
+        for operator, threshold, chosen, sum_g, sum_h in search(
+                values, examples, gradients, hessians, weights, total_g, total_h, self.config):
+            head_outputs, scores, quality = self._head(sum_g, sum_h, outputs)
+            if quality < bar:                        # Alg. 3 lines 14, 18: strictly better
+                mask = np.zeros_like(covered)
+                mask[chosen] = True
+                best = Refinement(Condition(feature, operator, float(threshold)), quality,
+                                  head_outputs, scores, mask)
+                bar = quality
+        return best
+
+    def _head(self, sum_g, sum_h, outputs):
+        """(outputs, scores, quality) of the head of statistics ``sum_g``/``sum_h``."""
+        l1, l2 = self.config.l1, self.config.l2
+        if self.config.head == "single":
+            chosen, scores, quality = single_output_heads(sum_g[None], sum_h[None], outputs, l1, l2)
+            return chosen, scores, quality[0]
+        scores, quality = complete_heads(sum_g[None], sum_h[None], l1, l2)
+        return outputs, scores[0], quality[0]
+
+
+def _weighted_sum(examples, gradients, hessians, weights):
+    """Σ w_n g_n and Σ w_n h_n over ``examples``, added in the order given."""
+    sum_g = np.zeros(gradients.shape[1])
+    sum_h = np.zeros(hessians.shape[1])
+    for n in examples:
+        sum_g += weights[n] * gradients[n]
+        sum_h += weights[n] * hessians[n]
+    return sum_g, sum_h
+
+
+def _numerical_candidates(values, examples, gradients, hessians, weights, total_g, total_h,
+                          config):
+    """Alg. 3 with §3.2's phases: yield (operator, threshold, examples covered, Σg, Σh) for
+    every candidate condition on a numerical feature, in evaluation order."""
+    order = examples[np.argsort(values[examples], kind="stable")]   # x_τ, eq. 4
+    sorted_values = values[order]
+    n_negative = int(np.searchsorted(sorted_values, np.float32(0), side="left"))
+    counted = weights[order] > 0
+    # Phase I: values below zero, ascending; a boundary is evaluated before the example
+    # after it is added, so Σ covers exactly the examples before the boundary (x <= t)
+    sum_g, sum_h = np.zeros_like(total_g), np.zeros_like(total_h)
+    previous = None
+    for i in range(n_negative):
+        if previous is None and not counted[i]:
+            continue                # thresholds start at the first counted example
+        if counted[i]:
+            if previous is not None and not is_equal(previous, sorted_values[i]):
+                threshold = midpoint(previous, sorted_values[i])
+                yield "<=", threshold, order[:i], sum_g.copy(), sum_h.copy()
+                yield ">", threshold, order[i:], total_g - sum_g, total_h - sum_h
+            sum_g += weights[order[i]] * gradients[order[i]]
+            sum_h += weights[order[i]] * hessians[order[i]]
+        previous = sorted_values[i]   # uncounted examples still place thresholds
+    negative_g, negative_h, last_negative = sum_g, sum_h, previous
+    # Phase II: values from zero up, descending, from the largest counted one; Σ covers the
+    # examples above the boundary (x > t)
+    sum_g, sum_h = np.zeros_like(total_g), np.zeros_like(total_h)
+    previous = None
+    # mlrl-boomer 0.12.3 stops one example early: the boundary between the two smallest
+    # values from zero up is never evaluated
+    stop = n_negative + 1 if config.mlrl_compatible else n_negative
+    for i in range(len(order) - 1, n_negative - 1, -1):
+        if previous is None and not counted[i]:
+            continue
+        if previous is not None and i < stop:
+            break
+        if counted[i]:
+            if previous is not None and not is_equal(sorted_values[i], previous):
+                threshold = midpoint(sorted_values[i], previous)
+                yield ">", threshold, order[i + 1:], sum_g.copy(), sum_h.copy()
+                yield "<=", threshold, order[:i + 1], total_g - sum_g, total_h - sum_h
+            sum_g += weights[order[i]] * gradients[order[i]]
+            sum_h += weights[order[i]] * hessians[order[i]]
+        previous = sorted_values[i]
+    # Phase III (dense data): the boundary between the values below zero and the others
+    n_counted_negative = int(counted[:n_negative].sum())
+    if 0 < n_counted_negative < int(counted.sum()):
+        threshold = midpoint(last_negative, previous)
+        yield "<=", threshold, order[:n_negative], negative_g, negative_h
+        yield ">", threshold, order[n_negative:], total_g - negative_g, total_h - negative_h
+
+
+def _nominal_candidates(values, examples, gradients, hessians, weights, total_g, total_h, config):
+    """§3.3: yield (operator, value, examples covered, Σg, Σh) for ``x == v`` and ``x != v``
+    of every value v of a nominal feature, in increasing order of v."""
+    codes = values[examples]
+    for value in np.unique(codes):
+        chosen = examples[codes == value]
+        sum_g, sum_h = _weighted_sum(chosen, gradients, hessians, weights)
+        yield "==", value, chosen, sum_g, sum_h
+        yield "!=", value, examples[codes != value], total_g - sum_g, total_h - sum_h
