@@ -108,7 +108,8 @@ def load_model(path):
 
     Returns
     -------
-    RuleListClassifier, OptimalRuleBoostingClassifier or OptimalRuleBoostingRegressor
+    RuleListClassifier, OptimalRuleBoostingClassifier, OptimalRuleBoostingRegressor,
+    BoostedRulesClassifier or BoostedRulesRegressor
         Fitted, predicting exactly as the estimator that was saved.
 
     Raises
@@ -128,11 +129,13 @@ def load_model(path):
     >>> load_model(path).predict([["b"], ["a"]]).tolist()
     [0, 1]
     """
+    from optrules.boosted_rules.estimator import BoostedRulesClassifier, BoostedRulesRegressor
     from optrules.rule_boosting.estimator import (OptimalRuleBoostingClassifier,
                                                   OptimalRuleBoostingRegressor)
     from optrules.rule_lists.estimator import RuleListClassifier
     kinds = {cls.__name__: cls for cls in (RuleListClassifier, OptimalRuleBoostingClassifier,
-                                           OptimalRuleBoostingRegressor)}
+                                           OptimalRuleBoostingRegressor, BoostedRulesClassifier,
+                                           BoostedRulesRegressor)}
     body = read_model(path)
     kind = body.get("kind")
     if not isinstance(kind, str) or kind not in kinds:

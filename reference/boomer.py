@@ -94,6 +94,8 @@ class RuleInduction:
         best = None
         for operator, threshold, chosen, sum_g, sum_h in search(
                 values, examples, gradients, hessians, weights, total_g, total_h, self.config):
+            if (weights[chosen] > 0).sum() < self.config.min_coverage:
+                continue                             # covers too few examples
             head_outputs, scores, quality = self._head(sum_g, sum_h, outputs)
             if quality < bar:                        # Alg. 3 lines 14, 18: strictly better
                 mask = np.zeros_like(covered)

@@ -1,0 +1,268 @@
+"""Boosted rules (BOOMER): each step against brute force, reference = fast, mlrl-boomer's rules.
+
+One test class per engine over a shared mixin; the brute force below shares no code with the
+engines (its sums are ``math.fsum``, its heads its own formulas).
+"""
+
+import importlib
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from optrules.boosted_rules import ENGINES, fit_boosted_rules
+from optrules.boosted_rules.losses import LOSSES
+from optrules.boosted_rules.training_data import training_data
+from optrules.data.table import as_features
+
+FIXTURES = Path(__file__).resolve().parent / "data"
+
+
+# ----- brute force ------------------------------------------------------------------------------
+
+def head_quality(g, h, covered, outputs, head, l1, l2):
+    """(quality, {output: score}) of the head of the covered examples, from scratch."""
+    result = {}
+    for k in outputs:
+        G = math.fsum(g[covered, k])
+        H = math.fsum(h[covered, k])
+        r = -l1 if G > l1 else l1 if G < -l1 else 0.0
+        s = (-G + r) / (H + l2) if H + l2 != 0 else 0.0
+        result[k] = (G * s + 0.5 * H * s * s + l1 * abs(s) + 0.5 * l2 * s * s, s)
+    if head == "single":
+        best = max(outputs, key=lambda k: (abs(result[k][1]), -k))
+        return result[best][0], {best: result[best][1]}
+    return math.fsum(q for q, _ in result.values()), {k: s for k, (_, s) in result.items()}
+
+
+def all_conditions(data, covered):
+    """Every condition the paper's search may add (Alg. 3: midpoints of adjacent distinct
+    covered values; §3.3: == and != of every covered value), with the examples it covers."""
+    for f, values in enumerate(data.values):
+        present = covered & ~np.isnan(values)
+        distinct = np.unique(values[present])
+        if data.nominal[f]:
+            for value in distinct:
+                yield f, "==", value, present & (values == value)
+                yield f, "!=", value, present & (values != value)
+            continue
+        for small, large in zip(distinct[:-1], distinct[1:]):
+            threshold = np.float32(float(small) + float(np.float32(large - small)) * 0.5)
+            yield f, "<=", threshold, present & (values <= threshold)
+            yield f, ">", threshold, present & (values > threshold)
+
+
+def statistics(model, data, targets, n_rules):
+    """g, h at the scores of the default rule and the first ``n_rules`` rules."""
+    return LOSSES[model.loss].statistics(targets, model.scores(data.values, n_rules))
+
+
+@st.composite
+def datasets(draw, max_examples=14):
+    """Small tables of integer-valued numerical columns (negative values included, so all three
+    phases of the search run), some missing values, and categorical columns."""
+    n = draw(st.integers(2, max_examples))
+    n_features = draw(st.integers(1, 3))
+    columns = {}
+    for j in range(n_features):
+        if draw(st.integers(0, 3)) == 0:
+            columns[f"c{j}"] = np.array(draw(st.lists(st.sampled_from(["a", "b", "c", None]),
+                                                      min_size=n, max_size=n)), dtype=object)
+        else:
+            cells = draw(st.lists(st.one_of(st.integers(-3, 3), st.just(None)), min_size=n,
+                                  max_size=n))
+            columns[f"x{j}"] = np.array([np.nan if c is None else c for c in cells], dtype=float)
+    loss = draw(st.sampled_from(["logistic", "squared"]))
+    n_outputs = draw(st.integers(1, 3))
+    if loss == "logistic":
+        y = np.array(draw(st.lists(st.lists(st.integers(0, 1), min_size=n_outputs,
+                                            max_size=n_outputs), min_size=n, max_size=n)))
+    else:
+        y = np.array(draw(st.lists(st.lists(st.integers(-4, 4), min_size=n_outputs,
+                                            max_size=n_outputs), min_size=n, max_size=n)))
+    options = dict(loss=loss, head=draw(st.sampled_from(["single", "complete"])),
+                   l1=draw(st.sampled_from([0.0, 0.5])), l2=draw(st.sampled_from([0.0, 1.0])),
+                   min_coverage=draw(st.integers(1, 2)))
+    return columns, y.astype(float), options
+
+
+class BoostedRulesTests:
+    engine = None
+
+    def fit(self, X, y, **options):
+        options.setdefault("feature_sampling", False)
+        return fit_boosted_rules(X, y, engine=self.engine, **options)
+
+    @given(datasets(), st.integers(1, 3))
+    def test_each_condition_is_the_best_refinement(self, dataset, n_conditions):
+        """Alg. 2-3: the j-th condition of a rule is the best of all conditions on the examples
+        the first j-1 cover, strictly better than the rule without it; a rule stops only when
+        no condition improves it or it covers min_coverage examples or fewer."""
+        columns, y, options = dataset
+        data = training_data(as_features(columns))
+        model = self.fit(columns, y, max_rules=1, max_conditions=n_conditions, **options)
+        l1, l2 = options["l1"], options["l2"]
+        g, h = statistics(model, data, y, 0)
+        if len(model.rules) == 1:
+            assert model.status == "no-improvement"
+            rule, conditions = None, []
+        else:
+            rule = model.rules[1]
+            conditions = list(rule.conditions)
+        covered = np.ones(data.n_examples, dtype=bool)
+        quality, outputs = 0.0, range(y.shape[1])
+        for j in range(len(conditions) + 1):
+            candidates = [(head_quality(g, h, mask, outputs, options["head"], l1, l2)[0], mask)
+                          for *_, mask in all_conditions(data, covered)
+                          if mask.sum() >= options["min_coverage"]]
+            best = min((q for q, _ in candidates), default=math.inf)
+            tolerance = 1e-9 * max(1.0, abs(best))
+            if j == len(conditions):            # the rule stopped here: nothing improves it
+                stopped = len(conditions) == n_conditions or \
+                    covered.sum() <= options["min_coverage"] or best >= quality - tolerance
+                assert stopped, (self.engine, best, quality)
+                break
+            condition = conditions[j]
+            mask = covered & condition.covers(data.values[condition.feature])
+            chosen, head = head_quality(g, h, mask, outputs, options["head"], l1, l2)
+            assert chosen <= best + tolerance and chosen < quality + tolerance, self.engine
+            covered, quality = mask, chosen
+            if options["head"] == "single" and j == 0:
+                outputs = list(head)
+        if rule is not None:                    # the head: shrunk Newton step of the coverage
+            _, head = head_quality(g, h, covered, outputs, options["head"], l1, l2)
+            assert list(rule.outputs) == list(head), self.engine
+            expected = [np.float32(0.3).item() * s for s in head.values()]
+            assert np.allclose(rule.scores, expected, rtol=1e-9, atol=1e-12), self.engine
+
+    @given(datasets(), st.integers(1, 4))
+    def test_training_loss_is_the_models_loss(self, dataset, max_rules):
+        """The conditions cover, when tested on the data, exactly the examples the search
+        counted: the loss after each rule equals the model's own loss, bit for bit."""
+        columns, y, options = dataset
+        data = training_data(as_features(columns))
+        model = self.fit(columns, y, max_rules=max_rules, **options)
+        loss = LOSSES[options["loss"]]
+        for t, recorded in enumerate(model.training_loss):
+            assert recorded == float(loss.values(y, model.scores(data.values, t)).mean()), \
+                (self.engine, t)
+
+    def test_the_default_rule_is_the_unshrunk_regularised_step(self):
+        model = self.fit([[0.0]] * 6, [0, 1, 1, 1, 1, 1], max_rules=0)
+        assert str(model) == "{} => (y0 = 0.8)"        # G = -2, H = 1.5, -G / (H + 1)
+        regression = self.fit([[0.0]] * 3, [1.0, 2.0, 6.0], max_rules=0, loss="squared")
+        assert regression.rules[0].scores == (9 / 4,)    # Σy / (n + 1), as in mlrl-boomer
+
+    def test_the_first_condition_chooses_the_single_output(self):
+        X = [[0.0], [1.0], [2.0], [3.0]]
+        y = [[0, 0], [0, 0], [1, 0], [1, 0]]
+        model = self.fit(X, y, max_rules=1, max_conditions=1)
+        assert model.rules[1].outputs == (0,)
+        complete = self.fit(X, y, max_rules=1, max_conditions=1, head="complete")
+        assert complete.rules[1].outputs == (0, 1)
+
+    def test_missing_values_satisfy_no_condition(self):
+        X = [[np.nan], [1.0], [2.0], [3.0], [np.nan]]
+        model = self.fit(X, [1, 0, 0, 1, 1], max_rules=3)
+        data = training_data(as_features(np.array(X)))
+        for rule in model.rules[1:]:
+            assert not rule.covers(data.values)[[0, 4]].any(), self.engine
+
+    def test_feature_sampling_is_seeded(self):
+        rng = np.random.default_rng(3)
+        X, y = rng.normal(size=(40, 6)), rng.integers(0, 2, 40)
+        first = self.fit(X, y, max_rules=5, feature_sampling=True, random_state=7)
+        again = self.fit(X, y, max_rules=5, feature_sampling=True, random_state=7)
+        other = fit_boosted_rules(X, y, max_rules=5, feature_sampling=True, random_state=7,
+                                  engine="reference" if self.engine == "fast" else "fast")
+        assert first.rules == again.rules == other.rules
+
+
+class TestReferenceEngine(BoostedRulesTests):
+    engine = "reference"
+
+
+class TestFastEngine(BoostedRulesTests):
+    engine = "fast"
+
+
+def test_each_test_class_runs_the_engine_it_names(monkeypatch):
+    """The fast class must really run fast/boomer.py (and the reference class the reference)."""
+    for test_class in (TestReferenceEngine, TestFastEngine):
+        module = importlib.import_module(ENGINES[test_class.engine])
+        calls = []
+        original = module.RuleInduction.find_rule
+
+        def spy(self, *args, original=original, calls=calls):
+            calls.append(type(self).__module__)
+            return original(self, *args)
+        monkeypatch.setattr(module.RuleInduction, "find_rule", spy)
+        test_class().fit([[0.0], [1.0]], [0, 1], max_rules=1)
+        assert calls == [ENGINES[test_class.engine]]
+
+
+# ----- reference = fast ---------------------------------------------------------------------------
+
+@given(datasets(max_examples=20), st.integers(1, 5), st.booleans(), st.booleans())
+def test_fast_engine_learns_the_reference_engines_rules(dataset, max_rules, mlrl_compatible,
+                                                        sampling):
+    """Same rules, same thresholds, same heads bit for bit, same curves."""
+    columns, y, options = dataset
+    models = [fit_boosted_rules(columns, y, max_rules=max_rules, engine=engine,
+                                mlrl_compatible=mlrl_compatible, feature_sampling=sampling,
+                                random_state=1, **options) for engine in ("reference", "fast")]
+    assert models[0].rules == models[1].rules
+    assert models[0].training_loss == models[1].training_loss
+    assert models[0].status == models[1].status
+
+
+# ----- mlrl-boomer 0.12.3 -----------------------------------------------------------------------
+
+# Observed with mlrl-boomer 0.12.3 (max_rules=2, sampling off): its first induced rule on one
+# feature. A and G: the boundary between the two smallest values from zero up is never tried;
+# D and G: the threshold between negative and other values is taken from the second smallest
+# value from zero up (0.5, not 0).
+MLRL_QUIRKS = [
+    ([1, 2, 3, 4, 5, 6], [0, 1, 1, 1, 1, 1], (">", 2.5)),
+    ([1, 2, 3, 4, 5, 6], [1, 1, 1, 1, 1, 0], ("<=", 5.5)),
+    ([-3, -2, -1, 1, 2, 3], [0, 0, 0, 1, 1, 1], ("<=", 0.5)),
+    ([-3, -2, -1, 1, 2, 3], [0, 0, 0, 0, 1, 1], ("<=", 0.5)),
+    ([0, 0, 1, 2, 3, 4], [0, 0, 1, 1, 1, 1], (">", 0.5)),
+]
+
+
+@pytest.mark.parametrize("engine", sorted(ENGINES))
+@pytest.mark.parametrize("x, y, expected", MLRL_QUIRKS)
+def test_mlrl_compatible_search_reproduces_mlrl_boomer_quirks(engine, x, y, expected):
+    model = fit_boosted_rules(np.array(x, dtype=float)[:, None], y, max_rules=1,
+                              feature_sampling=False, mlrl_compatible=True, engine=engine)
+    condition, = model.rules[1].conditions
+    assert (condition.operator, condition.threshold) == expected
+
+
+def test_the_paper_search_tries_every_boundary():
+    model = fit_boosted_rules(np.arange(1.0, 7.0)[:, None], [0, 1, 1, 1, 1, 1], max_rules=1,
+                              feature_sampling=False)
+    condition, = model.rules[1].conditions
+    assert (condition.operator, condition.threshold) == (">", 1.5)
+
+
+@pytest.mark.parametrize("engine", sorted(ENGINES))
+def test_mlrl_boomer_rules_on_breast_cancer(engine):
+    """The first rules mlrl-boomer 0.12.3 learns on scikit-learn's breast cancer data with
+    sampling off (tests/data/mlrl_boomer_breast_cancer.json, written by
+    ``benchmarks/boosted_rules.py --write-fixture``): same conditions, thresholds, heads."""
+    datasets = pytest.importorskip("sklearn.datasets")
+    X, y = datasets.load_breast_cancer(return_X_y=True)
+    fixture = json.loads((FIXTURES / "mlrl_boomer_breast_cancer.json").read_text())
+    n_rules = 3 if engine == "reference" else len(fixture["rules"]) - 1
+    model = fit_boosted_rules(X, y, max_rules=n_rules, feature_sampling=False,
+                              mlrl_compatible=True, engine=engine)
+    for k, (ours, theirs) in enumerate(zip(model.rules, fixture["rules"])):
+        conditions = sorted([c.feature, c.operator, c.threshold] for c in ours.conditions)
+        assert conditions == theirs["conditions"], k
+        assert [str(o) for o in ours.outputs] == list(theirs["head"]), k
+        assert np.allclose(ours.scores, list(theirs["head"].values()), rtol=1e-12), k
