@@ -9,10 +9,12 @@ the work is laid out:
   feature: the covered examples sorted by value, missing values last); after each condition
   every row keeps exactly the newly covered examples, so the matrix shrinks in place of the
   reference's per-feature filtering (Rapp et al. 2023, §3.2.5);
-* the three phases of every sampled feature are evaluated at once
-  (:func:`_numerical_qualities`): running sums by ``np.cumsum`` along the rows, heads and
-  qualities of all candidates in one call, and the reference's evaluation order recovered as a
-  key, so the first candidate of least quality wins as in the reference's scan.
+* the three phases of all sampled numerical features are evaluated at once
+  (:func:`_numerical_candidates`): the statistics of every output, and the count of examples,
+  are channels of one array whose running sums come from one ``np.cumsum`` along the rows; only
+  the boundaries the reference evaluates get a head; the first candidate of least quality in
+  the reference's scan order (feature, then phase I ascending, phase II descending, phase III)
+  wins, as in the reference's loop.
 """
 
 import numpy as np
@@ -23,7 +25,7 @@ from optrules.boosted_rules.search import FoundRule, Refinement, midpoint
 
 __all__ = ["RuleInduction"]
 
-_EPSILON = np.float32(np.finfo(np.float32).eps)
+_EPSILON = float(np.finfo(np.float32).eps)
 
 
 class RuleInduction:
@@ -34,7 +36,8 @@ class RuleInduction:
         self.config = config
         self.numerical = np.array([f for f in range(data.n_features) if not data.nominal[f]],
                                   dtype=np.int64)
-        self.row_of = {int(f): r for r, f in enumerate(self.numerical)}
+        self.row_of = np.full(data.n_features, -1, dtype=np.int64)
+        self.row_of[self.numerical] = np.arange(len(self.numerical))
         self.values = np.stack([data.values[f] for f in self.numerical]) if len(self.numerical) \
             else np.empty((0, data.n_examples), dtype=np.float32)
         # eq. 4, once per fit: every numerical feature's examples by value, NaN (missing) last
@@ -48,8 +51,8 @@ class RuleInduction:
         best, conditions = None, []
         while self.config.max_conditions is None or len(conditions) < self.config.max_conditions:
             bar = 0.0 if best is None else best.quality
-            refinement = self._best_refinement(sample_features(), covered, order, gradients,
-                                               hessians, weights, outputs, bar)
+            refinement = self._best_refinement(np.asarray(sample_features()), covered, order,
+                                               gradients, hessians, weights, outputs, bar)
             if refinement is None:
                 break
             best = refinement
@@ -68,213 +71,194 @@ class RuleInduction:
                          bar):
         """The first refinement of least quality (< ``bar``) over ``features`` in increasing
         order: the reference's loop over features, numerical ones evaluated together."""
-        rows = np.array([self.row_of[int(f)] for f in features if int(f) in self.row_of],
-                        dtype=np.int64)
-        found = {}
+        # the statistics of the outputs a head may still predict for, weighted, one array
+        w = weights[:, None]
+        stats = np.concatenate([gradients[:, outputs] * w, hessians[:, outputs] * w,
+                                (weights > 0)[:, None]], axis=1)
+        rows = self.row_of[features]
+        rows = rows[rows >= 0]
+        found = []                                    # (quality, feature, build)
         if len(rows):
-            found.update(self._numerical_refinements(rows, covered, order, gradients, hessians,
-                                                     weights, outputs, bar))
+            found.append(self._numerical_refinement(rows, covered, order, stats, bar))
         for feature in features:
             if self.data.nominal[feature]:
-                refinement = self._nominal_refinement(int(feature), covered, gradients,
-                                                      hessians, weights, outputs, bar)
-                if refinement is not None:
-                    found[int(feature)] = refinement
-        best = None
-        for feature in sorted(found):
-            if found[feature].quality < bar:
-                best, bar = found[feature], found[feature].quality
-        return best
+                found.append(self._nominal_refinement(int(feature), covered, stats, bar))
+        found = [f for f in found if f is not None]
+        if not found:
+            return None
+        quality, feature, build = min(found, key=lambda f: (f[0], f[1]))
+        operator, threshold, chosen, scores, head = build()
+        covered_now = np.zeros(len(weights), dtype=bool)
+        covered_now[chosen] = True
+        return Refinement(Condition(feature, operator, float(threshold)), quality,
+                          outputs if head is None else outputs[head], scores, covered_now)
 
-    def _head(self, sum_g, sum_h, outputs):
-        """(outputs (one per candidate, or the complete set), scores, qualities) of many
-        candidates at once."""
+    def _heads(self, sums):
+        """(local outputs or None, scores, qualities) of candidate sums (n, 2L + 1)."""
+        n_outputs = (sums.shape[1] - 1) // 2
+        sum_g, sum_h = sums[:, :n_outputs], sums[:, n_outputs:2 * n_outputs]
         l1, l2 = self.config.l1, self.config.l2
         if self.config.head == "single":
-            return single_output_heads(sum_g, sum_h, outputs, l1, l2)
+            return single_output_heads(sum_g, sum_h, np.arange(n_outputs), l1, l2)
         scores, qualities = complete_heads(sum_g, sum_h, l1, l2)
         return None, scores, qualities
 
-    def _refinement(self, feature, operator, threshold, quality, outputs, scores, chosen,
-                    n_examples):
-        covered = np.zeros(n_examples, dtype=bool)
-        covered[chosen] = True
-        return Refinement(Condition(feature, operator, float(threshold)), quality, outputs,
-                          scores, covered)
+    def _winner(self, candidates, bar):
+        """The first candidate of least quality below ``bar``: (index, quality, head, scores)
+        or None. ``candidates`` are sums (n, C) in scan order."""
+        chosen, scores, qualities = self._heads(candidates)
+        qualities = np.where(np.isnan(qualities), np.inf, qualities)
+        j = int(np.argmin(qualities))           # np.argmin: the first of least quality
+        if not qualities[j] < bar:
+            return None
+        head = None if chosen is None else chosen[j:j + 1]
+        return j, float(qualities[j]), head, scores[j] if chosen is None else scores[j:j + 1]
 
-    def _numerical_refinements(self, rows, covered, order, gradients, hessians, weights,
-                               outputs, bar):
-        """Alg. 3 for the numerical features ``rows`` at once: feature -> its best refinement
-        (quality < ``bar``), as :func:`reference.boomer._numerical_candidates` scanned."""
-        sorted_examples = order[rows]                               # (r, m)
-        values = self.values[rows[:, None], sorted_examples]        # x_τ
-        present = ~np.isnan(values)
-        n_present = present.sum(axis=1)
-        n_negative = (values < 0).sum(axis=1)
-        w = np.where(present, weights[sorted_examples], 0)
-        counted = w > 0
-        stat_g = gradients[sorted_examples] * w[..., None]         # (r, m, L)
-        stat_h = hessians[sorted_examples] * w[..., None]
-        total_g, total_h = self._totals(sorted_examples, present, covered, gradients, hessians,
-                                        weights)
-        layout = _Layout(values, counted, n_present, n_negative, self.config.mlrl_compatible,
-                         self.config.min_coverage)
-        sum_g, sum_h = layout.sums(stat_g, total_g), layout.sums(stat_h, total_h)
-        r, k, n_outputs = sum_g.shape
-        chosen, scores, qualities = self._head(sum_g.reshape(r * k, n_outputs),
-                                               sum_h.reshape(r * k, n_outputs), outputs)
-        qualities = np.where(layout.valid.ravel(), qualities, np.inf).reshape(r, k)
-        found = {}
-        for row in np.flatnonzero(qualities.min(axis=1) < bar):
-            j = int(np.argmin(qualities[row]))       # the first of least quality in scan order
-            operator, threshold, start, stop = layout.candidate(row, j)
-            flat = row * k + j
-            head_outputs = outputs if chosen is None else chosen[flat:flat + 1]
-            feature = int(self.numerical[rows[row]])
-            found[feature] = self._refinement(
-                feature, operator, threshold, float(qualities[row, j]), head_outputs,
-                scores[flat] if chosen is None else scores[flat:flat + 1],
-                sorted_examples[row, start:stop], len(weights))
-        return found
+    def _numerical_refinement(self, rows, covered, order, stats, bar):
+        """Alg. 3 for the numerical features ``rows`` at once: (quality, feature, build) of the
+        first candidate of least quality < ``bar``, or None."""
+        examples = order[rows]                                         # (r, m)
+        values = self.values[rows[:, None], examples]                  # x_τ
+        totals = _totals(examples, values, covered, stats)
+        candidates = _numerical_candidates(values, examples, stats, totals,
+                                           self.config.mlrl_compatible, self.config.min_coverage)
+        if candidates is None:
+            return None
+        sums, row, operator, start, stop, low, high = candidates
+        won = self._winner(sums, bar)
+        if won is None:
+            return None
+        j, quality, head, scores = won
+        feature = int(self.numerical[rows[row[j]]])
 
-    def _totals(self, sorted_examples, present, covered, gradients, hessians, weights):
-        """Σ w g and Σ w h over each row's covered examples with a value, in example order
-        (the reference's totals): one sum for the rows without missing values, one per row
-        with some."""
-        examples = np.flatnonzero(covered)
-        w = weights[examples][:, None]
-        total_g = np.cumsum(gradients[examples] * w, axis=0)[-1]
-        total_h = np.cumsum(hessians[examples] * w, axis=0)[-1]
-        totals_g = np.repeat(total_g[None], len(sorted_examples), axis=0)
-        totals_h = np.repeat(total_h[None], len(sorted_examples), axis=0)
-        for row in np.flatnonzero(~present.all(axis=1)):
-            kept = np.sort(sorted_examples[row][present[row]])
-            if len(kept):
-                kw = weights[kept][:, None]
-                totals_g[row] = np.cumsum(gradients[kept] * kw, axis=0)[-1]
-                totals_h[row] = np.cumsum(hessians[kept] * kw, axis=0)[-1]
-            else:
-                totals_g[row] = totals_h[row] = 0.0
-        return totals_g, totals_h
+        def build():
+            threshold = midpoint(values[row[j], low[j]], values[row[j], high[j]])
+            chosen = examples[row[j], start[j]:stop[j]]
+            return ("<=", ">")[operator[j]], threshold, chosen, scores, head
+        return quality, feature, build
 
-    def _nominal_refinement(self, feature, covered, gradients, hessians, weights, outputs, bar):
-        """§3.3 for one nominal feature: its best refinement (quality < ``bar``) or None."""
+    def _nominal_refinement(self, feature, covered, stats, bar):
+        """§3.3 for one nominal feature: (quality, feature, build) or None."""
         values = self.data.values[feature]
         examples = np.flatnonzero(covered & ~np.isnan(values))
         if not len(examples):
             return None
-        w = weights[examples][:, None]
-        stat_g, stat_h = gradients[examples] * w, hessians[examples] * w
-        total_g, total_h = np.cumsum(stat_g, axis=0)[-1], np.cumsum(stat_h, axis=0)[-1]
+        chosen_stats = stats[examples]
+        total = np.cumsum(chosen_stats, axis=0)[-1]
         codes = values[examples]
-        counted = weights[examples] > 0
         distinct = np.unique(codes)
-        sums_g, sums_h, n_covered = [], [], []
+        sums = []
         for value in distinct:
-            member = codes == value
-            equal_g, equal_h = np.cumsum(stat_g[member], axis=0)[-1], \
-                np.cumsum(stat_h[member], axis=0)[-1]
-            sums_g += [equal_g, total_g - equal_g]
-            sums_h += [equal_h, total_h - equal_h]
-            n_equal = int(counted[member].sum())
-            n_covered += [n_equal, int(counted.sum()) - n_equal]
-        chosen, scores, qualities = self._head(np.array(sums_g), np.array(sums_h), outputs)
-        qualities = np.where(np.array(n_covered) >= self.config.min_coverage, qualities, np.inf)
-        j = int(np.argmin(qualities))
-        if not qualities[j] < bar:
+            equal = np.cumsum(chosen_stats[codes == value], axis=0)[-1]
+            sums += [equal, total - equal]
+        sums = np.array(sums)
+        enough = np.flatnonzero(sums[:, -1] >= self.config.min_coverage)
+        won = self._winner(sums[enough], bar) if len(enough) else None
+        if won is None:
             return None
-        value = distinct[j // 2]
-        member = codes == value if j % 2 == 0 else codes != value
-        return self._refinement(feature, "==" if j % 2 == 0 else "!=", value, float(qualities[j]),
-                                outputs if chosen is None else chosen[j:j + 1],
-                                scores[j] if chosen is None else scores[j:j + 1],
-                                examples[member], len(weights))
+        j, quality, head, scores = won
+        j = int(enough[j])
+
+        def build():
+            value = distinct[j // 2]
+            member = codes == value if j % 2 == 0 else codes != value
+            return ("==", "!=")[j % 2], value, examples[member], scores, head
+        return quality, feature, build
 
 
-class _Layout:
-    """The candidates of :func:`reference.boomer._numerical_candidates` for r features at once,
-    in one array of k = 4m + 2 slots per feature, in the reference's scan order:
+def _totals(examples, values, covered, stats):
+    """Σ stats over each row's covered examples with a value, added in example order (the
+    reference's totals): one sum for the rows without missing values, one per row with some."""
+    total = np.cumsum(stats[covered], axis=0)[-1]
+    totals = np.repeat(total[None], len(examples), axis=0)
+    for row in np.flatnonzero(np.isnan(values).any(axis=1)):
+        kept = np.sort(examples[row][~np.isnan(values[row])])
+        totals[row] = np.cumsum(stats[kept], axis=0)[-1] if len(kept) else 0.0
+    return totals
 
-    * slots 0 .. 2m-1: phase I, the boundary before position i (ascending), ``<=`` then ``>``;
-    * slots 2m .. 4m-1: phase II, the boundary after position i (descending), ``>`` then
-      ``<=``;
-    * slots 4m, 4m+1: phase III, ``<=`` then ``>``.
 
-    ``valid`` marks the slots the reference evaluates; the others get quality +inf.
+def _numerical_candidates(values, examples, stats, totals, mlrl_compatible, min_coverage):
+    """Every candidate :func:`reference.boomer._numerical_candidates` yields for the rows of
+    ``values`` (r features, m sorted covered examples each), in scan order.
+
+    Returns (sums (n, C), row, operator (0 ``<=``, 1 ``>``), start, stop, low, high) with the
+    condition covering sorted positions start..stop-1 and its threshold the midpoint of the
+    values at positions low and high; None when there is no candidate.
     """
+    r, m = values.shape
+    if m < 2:
+        return None
+    stat = stats[examples]                                          # (r, m, C)
+    present = ~np.isnan(values)
+    negative = values < 0
+    n_present = present.sum(axis=1)
+    n_negative = negative.sum(axis=1)
+    counted = stat[..., -1] > 0
+    if not present.all():
+        stat = stat * present[..., None]           # missing: adds ±0, i.e. nothing
+        counted &= present
+    differ = _differ(values[:, :-1], values[:, 1:])                 # x_i vs x_(i+1)
+    position = np.arange(m)
+    parts = []
+    # Phase I: the boundary before position i = 1 .. m-1, values below zero, ascending
+    if negative.any():
+        below = np.cumsum(stat * negative[..., None], axis=1)         # positions <= i
+        boundary = counted[:, 1:] & negative[:, 1:] & (below[:, :-1, -1] > 0) & differ
+        rows, i = np.nonzero(boundary)
+        inside = below[rows, i]                                      # positions < i + 1
+        i = i + 1
+        parts += _pair(rows, 2 * i, inside, totals[rows] - inside, min_coverage,
+                       ((0, 0 * i, i), (1, i, n_present[rows])), i - 1, i)
+    # Phase II: the boundary after position i = 0 .. m-2, values from zero up, descending
+    upper = present & ~negative
+    reverse = stat[:, ::-1] if upper.all() else (stat * upper[..., None])[:, ::-1]
+    above = np.cumsum(reverse, axis=1)[:, ::-1]                      # positions >= i
+    first = n_negative + (1 if mlrl_compatible else 0)
+    boundary = counted[:, :-1] & upper[:, :-1] & (above[:, 1:, -1] > 0) & differ & \
+        (np.arange(m - 1) >= first[:, None])
+    rows, i = np.nonzero(boundary)
+    inside = above[rows, i + 1]                                      # positions > i
+    parts += _pair(rows, 2 * m + 2 * (m - 1 - i), inside, totals[rows] - inside, min_coverage,
+                   ((1, i + 1, n_present[rows]), (0, 0 * i, i + 1)), i, i + 1)
+    # Phase III: the values below zero against the others
+    if negative.any():
+        rows = np.flatnonzero(n_negative > 0)
+        inside = below[rows, n_negative[rows] - 1]
+        keep = (inside[:, -1] > 0) & (inside[:, -1] < totals[rows, -1])
+        rows, inside = rows[keep], inside[keep]
+        highest = _highest_counted_upper(counted & upper)[rows]
+        parts += _pair(rows, np.full(len(rows), 4 * m), inside, totals[rows] - inside,
+                       min_coverage, ((0, 0 * rows, n_negative[rows]),
+                                      (1, n_negative[rows], n_present[rows])),
+                       n_negative[rows] - 1, np.minimum(highest, first[rows]))
+    parts = [part for part in parts if len(part[1])]
+    if not parts:
+        return None
+    sums, row, scan, operator, start, stop, low, high = (np.concatenate(field)
+                                                         for field in zip(*parts))
+    order = np.lexsort((scan, row))                      # the reference's scan order
+    return (sums[order], row[order], operator[order], start[order], stop[order], low[order],
+            high[order])
 
-    def __init__(self, values, counted, n_present, n_negative, mlrl_compatible, min_coverage):
-        r, m = values.shape
-        self.m = m
-        self.values, self.n_present, self.n_negative = values, n_present, n_negative
-        position = np.arange(m)[None, :]
-        negative = position < n_negative[:, None]
-        upper = (position >= n_negative[:, None]) & (position < n_present[:, None])
-        self.negative, self.upper = negative, upper
-        neighbours_differ = np.zeros((r, m), dtype=bool)      # x_i vs x_(i+1)
-        neighbours_differ[:, :-1] = _differ(values[:, :-1], values[:, 1:])
-        # phase I, boundary before i: i counted, a counted example before it, x_(i-1) != x_i
-        counted_negative = counted & negative
-        seen_before = np.cumsum(counted_negative, axis=1) - counted_negative > 0
-        phase_one = counted_negative & seen_before
-        phase_one[:, 1:] &= neighbours_differ[:, :-1]
-        # phase II, boundary after i: i counted, a counted example above it, x_i != x_(i+1)
-        counted_upper = counted & upper
-        seen_above = np.flip(np.cumsum(np.flip(counted_upper, 1), axis=1), 1) - counted_upper > 0
-        first = n_negative + (1 if mlrl_compatible else 0)
-        phase_two = counted_upper & seen_above & neighbours_differ & \
-            (position >= first[:, None])
-        # phase III: some counted examples on each side of zero
-        n_counted_negative = counted_negative.sum(axis=1)
-        phase_three = (n_counted_negative > 0) & (n_counted_negative < counted.sum(axis=1))
-        # the reference's last value seen in phase II: x_first, or the largest counted one
-        # when phase II had nothing counted from x_first up
-        highest = np.where(counted_upper.any(axis=1),
-                           m - 1 - np.argmax(np.flip(counted_upper, 1), axis=1), 0)
-        self.phase_three_upper = np.minimum(highest, first)
-        valid = np.concatenate([np.repeat(phase_one, 2, axis=1),
-                                np.repeat(np.flip(phase_two, 1), 2, axis=1),
-                                np.repeat(phase_three[:, None], 2, axis=1)], axis=1)
-        # a condition must cover at least min_coverage counted examples
-        n_counted = counted.astype(np.int64)[..., None]
-        self.valid = valid & (self.sums(n_counted, n_counted.sum(axis=1))[..., 0] >= min_coverage)
 
-    def sums(self, stat, total):
-        """Σ of the examples each slot's condition covers, added in the reference's order."""
-        below = np.cumsum(stat * self.negative[..., None], axis=1)       # positions <= i
-        above = np.flip(np.cumsum(np.flip(stat * self.upper[..., None], 1), axis=1), 1)
-        before = np.zeros_like(below)               # phase I: the examples before position i
-        before[:, 1:] = below[:, :-1]
-        after = np.zeros_like(above)                # phase II: the examples after position i
-        after[:, :-1] = above[:, 1:]
-        total = total[:, None, :]
-        phase_one = np.stack([before, total - before], axis=2)                   # <=, >
-        phase_two = np.stack([after, total - after], axis=2)[:, ::-1]            # >, <=
-        rows = np.arange(len(stat))
-        last_negative = below[rows, np.maximum(self.n_negative - 1, 0)]
-        phase_three = np.stack([last_negative, total[:, 0] - last_negative], axis=1)
-        r, m, _, n_outputs = phase_one.shape
-        return np.concatenate([phase_one.reshape(r, 2 * m, n_outputs),
-                               phase_two.reshape(r, 2 * m, n_outputs), phase_three], axis=1)
+def _pair(rows, scan, inside, outside, min_coverage, sides, low, high):
+    """The two candidates of each boundary as parts of :func:`_numerical_candidates`: the
+    side the running sum ``inside`` covers first, then the other; ``sides`` gives (operator,
+    start, stop) of each; each must cover ``min_coverage`` counted examples."""
+    parts = []
+    for k, (sums, (operator, start, stop)) in enumerate(zip((inside, outside), sides)):
+        enough = sums[:, -1] >= min_coverage
+        parts.append((sums[enough], rows[enough], (scan + k)[enough],
+                      np.full(int(enough.sum()), operator), start[enough], stop[enough],
+                      low[enough], high[enough]))
+    return parts
 
-    def candidate(self, row, slot):
-        """(operator, threshold, start, stop) of a slot: the condition covers the sorted
-        positions start..stop-1 of the row."""
-        m, values = self.m, self.values[row]
-        n_negative, n_present = int(self.n_negative[row]), int(self.n_present[row])
-        if slot < 2 * m:
-            i, operator = divmod(slot, 2)
-            threshold = midpoint(values[i - 1], values[i])
-            return ("<=", threshold, 0, i) if operator == 0 else (">", threshold, i, n_present)
-        if slot < 4 * m:
-            i, operator = divmod(slot - 2 * m, 2)
-            i = m - 1 - i
-            threshold = midpoint(values[i], values[i + 1])
-            return (">", threshold, i + 1, n_present) if operator == 0 \
-                else ("<=", threshold, 0, i + 1)
-        threshold = midpoint(values[n_negative - 1], values[self.phase_three_upper[row]])
-        return ("<=", threshold, 0, n_negative) if slot == 4 * m \
-            else (">", threshold, n_negative, n_present)
+
+def _highest_counted_upper(counted_upper):
+    """Per row, the last position of a counted example from zero up (0 if none)."""
+    m = counted_upper.shape[1]
+    return np.where(counted_upper.any(axis=1),
+                    m - 1 - np.argmax(counted_upper[:, ::-1], axis=1), 0)
 
 
 def _differ(a, b):
@@ -282,5 +266,4 @@ def _differ(a, b):
     with np.errstate(over="ignore", invalid="ignore"):
         difference = np.abs(a - b).astype(np.float64)
         scale = np.maximum(1.0, np.maximum(np.abs(a), np.abs(b)).astype(np.float64))
-        return ~(difference <= float(_EPSILON) * scale)
-
+        return ~(difference <= _EPSILON * scale)

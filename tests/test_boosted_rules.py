@@ -23,8 +23,8 @@ FIXTURES = Path(__file__).resolve().parent / "data"
 
 # ----- brute force ------------------------------------------------------------------------------
 
-def head_quality(g, h, covered, outputs, head, l1, l2):
-    """(quality, {output: score}) of the head of the covered examples, from scratch."""
+def output_heads(g, h, covered, outputs, l1, l2):
+    """{output: (quality, score)} of the covered examples, from scratch."""
     result = {}
     for k in outputs:
         G = math.fsum(g[covered, k])
@@ -32,6 +32,13 @@ def head_quality(g, h, covered, outputs, head, l1, l2):
         r = -l1 if G > l1 else l1 if G < -l1 else 0.0
         s = (-G + r) / (H + l2) if H + l2 != 0 else 0.0
         result[k] = (G * s + 0.5 * H * s * s + l1 * abs(s) + 0.5 * l2 * s * s, s)
+    return result
+
+
+def head_quality(g, h, covered, outputs, head, l1, l2):
+    """(quality, {output: score}) of the best head of the covered examples: the single output
+    of largest |score| (the first on ties), or all outputs."""
+    result = output_heads(g, h, covered, outputs, l1, l2)
     if head == "single":
         best = max(outputs, key=lambda k: (abs(result[k][1]), -k))
         return result[best][0], {best: result[best][1]}
@@ -127,11 +134,16 @@ class BoostedRulesTests:
                 break
             condition = conditions[j]
             mask = covered & condition.covers(data.values[condition.feature])
+            if options["head"] == "single" and j == 0:
+                # the rule's output has the largest |score| (up to rounding: near ties)
+                heads = output_heads(g, h, mask, outputs, l1, l2)
+                largest = max(abs(s) for _, s in heads.values())
+                output, = rule.outputs
+                assert abs(heads[output][1]) >= largest - 1e-9 * max(1.0, largest), self.engine
+                outputs = [output]
             chosen, head = head_quality(g, h, mask, outputs, options["head"], l1, l2)
             assert chosen <= best + tolerance and chosen < quality + tolerance, self.engine
             covered, quality = mask, chosen
-            if options["head"] == "single" and j == 0:
-                outputs = list(head)
         if rule is not None:                    # the head: shrunk Newton step of the coverage
             _, head = head_quality(g, h, covered, outputs, options["head"], l1, l2)
             assert list(rule.outputs) == list(head), self.engine

@@ -1,0 +1,171 @@
+"""Benchmark: boosted rules (BOOMER) by optrules' fast engine and by mlrl-boomer, the C++ package
+of Rapp, Fürnkranz, Hüllermeier, "On the efficient implementation of classification rule
+learning", ADAC 2023, back to back in one run, one thread each.
+
+Run by hand (in the optrules environment with its test extra, for scikit-learn):
+    python benchmarks/boosted_rules.py [--datasets breast synthetic] [--rules 1000]
+        [--sampling on off] [--engine fast] [--mlrl /work/boomer-venv/bin/python]
+    python benchmarks/boosted_rules.py --write-fixture [--mlrl PYTHON]
+
+For every dataset and feature-sampling setting it prints the fit seconds of each tool (median
+of ``--repeats`` fits in one child process each) and the ratio optrules / mlrl-boomer, then how
+many of the first rules are identical. Both tools learn ``--rules`` single-label rules after the
+default rule (mlrl-boomer's ``max_rules`` counts the default rule, so it gets one more) with
+instance sampling, holdout, binning, pruning, post-optimisation and parallelism off; optrules
+runs with ``mlrl_compatible=True``. With feature sampling on, the two draw different random
+features, so only the times compare. The machine is shared: compare ratios within one run.
+
+mlrl-boomer lives in its own environment (never a dependency of optrules)::
+
+    python3 -m venv /work/boomer-venv && /work/boomer-venv/bin/pip install mlrl-boomer scikit-learn
+
+``--write-fixture`` writes ``tests/data/mlrl_boomer_breast_cancer.json``: the first 25 rules
+mlrl-boomer learns on breast cancer with sampling off, which ``tests/test_boosted_rules.py``
+compares with optrules' rules.
+
+Datasets: scikit-learn's breast cancer (569 x 30), and ``synthetic``: 20 000 x 50 standard
+normal features, labels from a logistic model of 5 features and two interactions (seed 0).
+"""
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURE = ROOT / "tests" / "data" / "mlrl_boomer_breast_cancer.json"
+FIXTURE_RULES = 25
+
+#: mlrl-boomer's settings that switch off everything but the rule search itself.
+MLRL_OFF = dict(instance_sampling="none", output_sampling="none", holdout="none",
+                feature_binning="none", label_binning="none", rule_pruning="none",
+                global_pruning="none", sequential_post_optimization="false",
+                parallel_rule_refinement="false", parallel_statistic_update="false",
+                parallel_prediction="false", statistic_type="64-bit", head_type="single")
+
+MLRL_CHILD = """
+import json, sys, time
+import numpy as np
+from mlrl.boosting.learners import BoomerClassifier
+data = np.load(sys.argv[1])
+settings = json.loads(sys.argv[2])
+repeats = int(sys.argv[3])
+seconds = []
+for _ in range(repeats):
+    model = BoomerClassifier(**settings)
+    start = time.perf_counter()
+    model.fit(data["X"], data["y"])
+    seconds.append(time.perf_counter() - start)
+rules = [{"conditions": sorted((int(c.feature_index), str(c.comparator), float(c.threshold))
+                               for c in rule.body),
+          "head": {int(p.output_index): float(p.value) for p in rule.head}}
+         for rule in model.model_]
+print(json.dumps({"seconds": seconds, "rules": rules}))
+"""
+
+
+def dataset(name):
+    if name == "breast":
+        from sklearn.datasets import load_breast_cancer
+        X, y = load_breast_cancer(return_X_y=True)
+        return X, y
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20_000, 50))
+    logit = X[:, :5] @ [1.5, -1.0, 0.8, 0.5, -0.5] + 1.2 * X[:, 5] * X[:, 6] \
+        - (X[:, 7] > 1) * 1.5
+    y = (rng.random(20_000) < 1 / (1 + np.exp(-logit))).astype(int)
+    return X, y
+
+
+def run_mlrl(python, path, n_rules, sampling, repeats):
+    settings = dict(MLRL_OFF, max_rules=n_rules + 1,
+                    feature_sampling="without-replacement" if sampling else "none")
+    output = subprocess.run([python, "-c", MLRL_CHILD, path, json.dumps(settings),
+                             str(repeats)], check=True, capture_output=True, text=True)
+    return json.loads(output.stdout)
+
+
+def run_optrules(X, y, n_rules, sampling, engine, repeats):
+    from optrules.boosted_rules import fit_boosted_rules
+    seconds = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        model = fit_boosted_rules(X, y, max_rules=n_rules, feature_sampling=sampling,
+                                  mlrl_compatible=True, engine=engine, random_state=0)
+        seconds.append(time.perf_counter() - start)
+    rules = [{"conditions": sorted((c.feature, c.operator, c.threshold) for c in rule.conditions),
+              "head": {k: s for k, s in zip(rule.outputs, rule.scores)}}
+             for rule in model.rules]
+    return {"seconds": seconds, "rules": rules}
+
+
+def identical_prefix(ours, theirs):
+    """How many leading rules agree: same conditions, outputs, and heads to 1e-9."""
+    count = 0
+    for a, b in zip(ours, theirs):
+        heads = {int(k): v for k, v in b["head"].items()}
+        if [tuple(c) for c in a["conditions"]] != [tuple(c) for c in b["conditions"]] or \
+                sorted(a["head"]) != sorted(heads) or \
+                any(abs(a["head"][k] - heads[k]) > 1e-9 * max(1, abs(heads[k]))
+                    for k in heads):
+            break
+        count += 1
+    return count
+
+
+def write_fixture(python):
+    X, y = dataset("breast")
+    with tempfile.TemporaryDirectory() as folder:
+        path = f"{folder}/breast.npz"
+        np.savez(path, X=X, y=y)
+        result = run_mlrl(python, path, FIXTURE_RULES, False, 1)
+    fixture = {"source": "mlrl-boomer 0.12.3, BoomerClassifier(max_rules=26, "
+                         "head_type='single', statistic_type='64-bit', every sampling, binning, "
+                         "pruning, post-optimisation and parallelism off) on "
+                         "sklearn.datasets.load_breast_cancer(); conditions sorted",
+               "rules": result["rules"]}
+    FIXTURE.write_text(json.dumps(fixture, indent=1) + "\n")
+    print(f"wrote {FIXTURE} ({len(result['rules'])} rules)")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", nargs="+", default=["breast", "synthetic"],
+                        choices=["breast", "synthetic"])
+    parser.add_argument("--rules", type=int, default=1000)
+    parser.add_argument("--sampling", nargs="+", default=["on", "off"], choices=["on", "off"])
+    parser.add_argument("--engine", default="fast", choices=["fast", "reference"])
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--mlrl", metavar="PYTHON", help="python of mlrl-boomer's environment")
+    parser.add_argument("--write-fixture", action="store_true")
+    args = parser.parse_args()
+    if args.write_fixture:
+        write_fixture(args.mlrl or sys.executable)
+        return
+    print(f"{'data':10} {'sampling':8} {'rules':>6} {'optrules s':>10} {'mlrl s':>8} "
+          f"{'ratio':>6} {'same first rules':>16}")
+    for name in args.datasets:
+        X, y = dataset(name)
+        with tempfile.TemporaryDirectory() as folder:
+            path = f"{folder}/{name}.npz"
+            np.savez(path, X=X, y=y)
+            for sampling in args.sampling:
+                on = sampling == "on"
+                ours = run_optrules(X, y, args.rules, on, args.engine, args.repeats)
+                ours_s = float(np.median(ours["seconds"]))
+                line = f"{name:10} {sampling:8} {args.rules:>6} {ours_s:>10.2f}"
+                if args.mlrl:
+                    theirs = run_mlrl(args.mlrl, path, args.rules, on, args.repeats)
+                    theirs_s = float(np.median(theirs["seconds"]))
+                    same = "-" if on else str(identical_prefix(ours["rules"], theirs["rules"]))
+                    line += f" {theirs_s:>8.2f} {ours_s / theirs_s:>6.2f} {same:>16}"
+                print(line, flush=True)
+
+
+if __name__ == "__main__":
+    main()
