@@ -2,20 +2,24 @@
 
 The same search as :mod:`optrules.reference.boomer`, decision for decision and bit for bit:
 every sum is added in the reference's order (``np.cumsum`` adds sequentially), and the heads
-come from the same array functions (:mod:`optrules.boosted_rules.heads`). What changes is how
-the work is laid out:
+come from the same array functions (:mod:`optrules.boosted_rules.heads`; elementwise
+arithmetic rounds the same on arrays as on scalars). What changes is how the work is laid out:
 
 * the pre-sorted vectors of all numerical features form one matrix ``order`` (one row per
   feature: the covered examples sorted by value, missing values last); after each condition
   every row keeps exactly the newly covered examples, so the matrix shrinks in place of the
   reference's per-feature filtering (Rapp et al. 2023, §3.2.5);
-* the three phases of all sampled numerical features are evaluated at once
-  (:func:`_numerical_candidates`): the statistics of every output, and the count of examples,
-  are channels of one array whose running sums come from one ``np.cumsum`` along the rows; only
-  the boundaries the reference evaluates get a head; the first candidate of least quality in
-  the reference's scan order (feature, then phase I ascending, phase II descending, phase III)
-  wins, as in the reference's loop.
+* the statistics of the outputs a head may predict for and the count of examples are the
+  channels of one array, channel first (:func:`_channels`), so one gather and one
+  ``np.cumsum`` along the sorted rows give the running sums of every boundary of every sampled
+  numerical feature (:func:`_numerical_phases`);
+* heads and qualities of all boundaries come from one call per phase and side; the reference
+  keeps the first candidate of least quality in its scan order (feature, then phase I
+  ascending, phase II descending, phase III; each boundary's two sides in turn), which
+  :meth:`RuleInduction._numerical_refinement` finds among the candidates of least quality.
 """
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -42,39 +46,42 @@ class RuleInduction:
             else np.empty((0, data.n_examples), dtype=np.float32)
         # eq. 4, once per fit: every numerical feature's examples by value, NaN (missing) last
         self.order = np.argsort(self.values, axis=1, kind="stable")
+        # Two distinct values of a feature are is_equal only if two neighbours in its sorted
+        # vector are (the pair holding the larger magnitude is at least as close and has the
+        # same scale): without such neighbours, "distinct" is plain inequality
+        ordered = np.take_along_axis(self.values, self.order, axis=1)
+        close = ~_differ(ordered[:, :-1], ordered[:, 1:]) & (ordered[:, :-1] != ordered[:, 1:])
+        self.plain_inequality = not close.any()
 
     def find_rule(self, gradients, hessians, weights, sample_features):
         """See :meth:`optrules.reference.boomer.RuleInduction.find_rule`."""
         covered = np.ones(len(weights), dtype=bool)
         order = self.order
         outputs = np.arange(gradients.shape[1])
+        stats = _channels(gradients, hessians, weights, outputs)
         best, conditions = None, []
         while self.config.max_conditions is None or len(conditions) < self.config.max_conditions:
             bar = 0.0 if best is None else best.quality
             refinement = self._best_refinement(np.asarray(sample_features()), covered, order,
-                                               gradients, hessians, weights, outputs, bar)
+                                               stats, outputs, bar)
             if refinement is None:
                 break
             best = refinement
             conditions.append(refinement.condition)
             covered = refinement.covered
             order = order[covered[order]].reshape(len(order), int(covered.sum()))   # §3.2.5
-            if self.config.head == "single":
-                outputs = refinement.outputs
+            if self.config.head == "single" and len(outputs) > 1:
+                outputs = refinement.outputs   # the first condition fixes the head's output
+                stats = _channels(gradients, hessians, weights, outputs)
             if refinement.covered[weights > 0].sum() <= self.config.min_coverage:
                 break
         if best is None:
             return None
         return FoundRule(tuple(conditions), best.outputs, best.scores, best.covered)
 
-    def _best_refinement(self, features, covered, order, gradients, hessians, weights, outputs,
-                         bar):
+    def _best_refinement(self, features, covered, order, stats, outputs, bar):
         """The first refinement of least quality (< ``bar``) over ``features`` in increasing
         order: the reference's loop over features, numerical ones evaluated together."""
-        # the statistics of the outputs a head may still predict for, weighted, one array
-        w = weights[:, None]
-        stats = np.concatenate([gradients[:, outputs] * w, hessians[:, outputs] * w,
-                                (weights > 0)[:, None]], axis=1)
         rows = self.row_of[features]
         rows = rows[rows >= 0]
         found = []                                    # (quality, feature, build)
@@ -87,55 +94,61 @@ class RuleInduction:
         if not found:
             return None
         quality, feature, build = min(found, key=lambda f: (f[0], f[1]))
-        operator, threshold, chosen, scores, head = build()
-        covered_now = np.zeros(len(weights), dtype=bool)
+        operator, threshold, chosen, sums = build()
+        head, scores, _ = self._heads(sums)
+        covered_now = np.zeros(len(covered), dtype=bool)
         covered_now[chosen] = True
         return Refinement(Condition(feature, operator, float(threshold)), quality,
-                          outputs if head is None else outputs[head], scores, covered_now)
+                          outputs if head is None else outputs[[int(head)]],
+                          np.atleast_1d(scores), covered_now)
 
     def _heads(self, sums):
-        """(local outputs or None, scores, qualities) of candidate sums (n, 2L + 1)."""
-        n_outputs = (sums.shape[1] - 1) // 2
-        sum_g, sum_h = sums[:, :n_outputs], sums[:, n_outputs:2 * n_outputs]
+        """(position of the chosen output or None, scores, qualities) of channel sums
+        (C, ...); a candidate covering fewer than min_coverage examples gets quality +inf."""
+        n_outputs = (len(sums) - 1) // 2
+        sum_g, sum_h = sums[:n_outputs], sums[n_outputs:2 * n_outputs]
         l1, l2 = self.config.l1, self.config.l2
         if self.config.head == "single":
-            return single_output_heads(sum_g, sum_h, np.arange(n_outputs), l1, l2)
-        scores, qualities = complete_heads(sum_g, sum_h, l1, l2)
-        return None, scores, qualities
-
-    def _winner(self, candidates, bar):
-        """The first candidate of least quality below ``bar``: (index, quality, head, scores)
-        or None. ``candidates`` are sums (n, C) in scan order."""
-        chosen, scores, qualities = self._heads(candidates)
-        qualities = np.where(np.isnan(qualities), np.inf, qualities)
-        j = int(np.argmin(qualities))           # np.argmin: the first of least quality
-        if not qualities[j] < bar:
-            return None
-        head = None if chosen is None else chosen[j:j + 1]
-        return j, float(qualities[j]), head, scores[j] if chosen is None else scores[j:j + 1]
+            chosen, scores, qualities = single_output_heads(sum_g, sum_h, l1, l2)
+        else:
+            chosen, (scores, qualities) = None, complete_heads(sum_g, sum_h, l1, l2)
+        return chosen, scores, np.where(sums[-1] >= self.config.min_coverage, qualities, np.inf)
 
     def _numerical_refinement(self, rows, covered, order, stats, bar):
         """Alg. 3 for the numerical features ``rows`` at once: (quality, feature, build) of the
-        first candidate of least quality < ``bar``, or None."""
+        first candidate of least quality < ``bar`` in the reference's scan order, or None."""
         examples = order[rows]                                         # (r, m)
         values = self.values[rows[:, None], examples]                  # x_τ
         totals = _totals(examples, values, covered, stats)
-        candidates = _numerical_candidates(values, examples, stats, totals,
-                                           self.config.mlrl_compatible, self.config.min_coverage)
-        if candidates is None:
+        phases = _numerical_phases(values, examples, stats, totals, self.config.mlrl_compatible,
+                                   self.plain_inequality)
+        qualities = [[np.where(phase.valid, self._heads(sums)[2], np.inf)
+                      for sums in (phase.inside, phase.outside)] for phase in phases]
+        least = min((q.min() for pair in qualities for q in pair if q.size), default=np.inf)
+        if not least < bar:
             return None
-        sums, row, operator, start, stop, low, high = candidates
-        won = self._winner(sums, bar)
-        if won is None:
-            return None
-        j, quality, head, scores = won
-        feature = int(self.numerical[rows[row[j]]])
+        # the first of least quality in scan order: least row, then phase, boundary, side
+        first = None
+        for rank, (phase, (inside, outside)) in enumerate(zip(phases, qualities)):
+            hits = np.flatnonzero((inside == least) | (outside == least))
+            if len(hits):
+                row, j = np.unravel_index(hits[0], inside.shape)
+                side = 0 if inside[row, j] == least else 1
+                if first is None or row < first[0]:
+                    first = (int(row), rank, int(j), side)
+        row, rank, j, side = first
+        phase = phases[rank]
+        feature = int(self.numerical[rows[row]])
 
         def build():
-            threshold = midpoint(values[row[j], low[j]], values[row[j], high[j]])
-            chosen = examples[row[j], start[j]:stop[j]]
-            return ("<=", ">")[operator[j]], threshold, chosen, scores, head
-        return quality, feature, build
+            split, high = phase.split(row, j), phase.high(row, j)
+            threshold = midpoint(values[row, split - 1], values[row, high])
+            sums = (phase.inside, phase.outside)[side][:, row, j]
+            if (side == 0) == phase.inside_is_lower:
+                return "<=", threshold, examples[row, :split], sums
+            n_present = int((~np.isnan(values[row])).sum())
+            return ">", threshold, examples[row, split:n_present], sums
+        return float(least), feature, build
 
     def _nominal_refinement(self, feature, covered, stats, bar):
         """§3.3 for one nominal feature: (quality, feature, build) or None."""
@@ -143,115 +156,111 @@ class RuleInduction:
         examples = np.flatnonzero(covered & ~np.isnan(values))
         if not len(examples):
             return None
-        chosen_stats = stats[examples]
-        total = np.cumsum(chosen_stats, axis=0)[-1]
+        chosen_stats = stats[:, examples]
+        total = np.cumsum(chosen_stats, axis=1)[:, -1]
         codes = values[examples]
         distinct = np.unique(codes)
         sums = []
         for value in distinct:
-            equal = np.cumsum(chosen_stats[codes == value], axis=0)[-1]
+            equal = np.cumsum(chosen_stats[:, codes == value], axis=1)[:, -1]
             sums += [equal, total - equal]
-        sums = np.array(sums)
-        enough = np.flatnonzero(sums[:, -1] >= self.config.min_coverage)
-        won = self._winner(sums[enough], bar) if len(enough) else None
-        if won is None:
+        sums = np.array(sums).T                                  # (C, 2 * n_values)
+        qualities = self._heads(sums)[2]
+        j = int(np.argmin(qualities))           # np.argmin: the first of least quality
+        if not qualities[j] < bar:
             return None
-        j, quality, head, scores = won
-        j = int(enough[j])
 
         def build():
             value = distinct[j // 2]
             member = codes == value if j % 2 == 0 else codes != value
-            return ("==", "!=")[j % 2], value, examples[member], scores, head
-        return quality, feature, build
+            return ("==", "!=")[j % 2], value, examples[member], sums[:, j]
+        return float(qualities[j]), feature, build
+
+
+class _Phase(NamedTuple):
+    """The boundaries one phase of :func:`reference.boomer._numerical_candidates` evaluates,
+    for all rows at once: boundary j of row r is valid where ``valid[r, j]``, and in scan order
+    within its row (increasing j). ``inside`` (C, r, k) holds the running sum at each boundary,
+    ``outside`` the rest of the total; the reference evaluates the inside side first. The
+    inside side covers the sorted positions before ``split(r, j)`` when ``inside_is_lower``,
+    else those from it up; the threshold lies between the values at ``split - 1`` and
+    ``high``."""
+
+    valid: np.ndarray
+    inside: np.ndarray
+    outside: np.ndarray
+    split: object
+    high: object
+    inside_is_lower: bool
+
+
+def _channels(gradients, hessians, weights, outputs):
+    """The weighted statistics of the outputs a head may still predict for, and the count of
+    examples of non-zero weight, as the channels of one array (2 len(outputs) + 1,
+    n_examples)."""
+    return np.concatenate([(gradients[:, outputs] * weights[:, None]).T,
+                           (hessians[:, outputs] * weights[:, None]).T,
+                           (weights > 0)[None]])
 
 
 def _totals(examples, values, covered, stats):
     """Σ stats over each row's covered examples with a value, added in example order (the
-    reference's totals): one sum for the rows without missing values, one per row with some."""
-    total = np.cumsum(stats[covered], axis=0)[-1]
-    totals = np.repeat(total[None], len(examples), axis=0)
+    reference's totals), shape (C, r): one sum for the rows without missing values, one per
+    row with some."""
+    total = np.cumsum(stats[:, covered], axis=1)[:, -1]
+    totals = np.repeat(total[:, None], len(examples), axis=1)
     for row in np.flatnonzero(np.isnan(values).any(axis=1)):
         kept = np.sort(examples[row][~np.isnan(values[row])])
-        totals[row] = np.cumsum(stats[kept], axis=0)[-1] if len(kept) else 0.0
+        totals[:, row] = np.cumsum(stats[:, kept], axis=1)[:, -1] if len(kept) else 0.0
     return totals
 
 
-def _numerical_candidates(values, examples, stats, totals, mlrl_compatible, min_coverage):
-    """Every candidate :func:`reference.boomer._numerical_candidates` yields for the rows of
-    ``values`` (r features, m sorted covered examples each), in scan order.
-
-    Returns (sums (n, C), row, operator (0 ``<=``, 1 ``>``), start, stop, low, high) with the
-    condition covering sorted positions start..stop-1 and its threshold the midpoint of the
-    values at positions low and high; None when there is no candidate.
-    """
+def _numerical_phases(values, examples, stats, totals, mlrl_compatible, plain_inequality):
+    """The :class:`_Phase` s of the rows of ``values`` (r features, m sorted covered examples
+    each): phase I (values below zero, ascending), II (from zero up, descending) and III
+    (below zero against the others), each only when it can hold a boundary."""
     r, m = values.shape
     if m < 2:
-        return None
-    stat = stats[examples]                                          # (r, m, C)
+        return []
+    stat = stats[:, examples]                                       # (C, r, m)
     present = ~np.isnan(values)
     negative = values < 0
-    n_present = present.sum(axis=1)
     n_negative = negative.sum(axis=1)
-    counted = stat[..., -1] > 0
+    counted = stat[-1] > 0
     if not present.all():
-        stat = stat * present[..., None]           # missing: adds ±0, i.e. nothing
+        stat = stat * present                      # missing: adds ±0, i.e. nothing
         counted &= present
-    differ = _differ(values[:, :-1], values[:, 1:])                 # x_i vs x_(i+1)
-    position = np.arange(m)
-    parts = []
-    # Phase I: the boundary before position i = 1 .. m-1, values below zero, ascending
+    differ = values[:, :-1] != values[:, 1:] if plain_inequality \
+        else _differ(values[:, :-1], values[:, 1:])                 # x_i vs x_(i+1)
+    outside = totals[:, :, None]
+    phases = []
+    # Phase I: the boundary before position i = j + 1, ascending; Σ covers positions <= j
     if negative.any():
-        below = np.cumsum(stat * negative[..., None], axis=1)         # positions <= i
-        boundary = counted[:, 1:] & negative[:, 1:] & (below[:, :-1, -1] > 0) & differ
-        rows, i = np.nonzero(boundary)
-        inside = below[rows, i]                                      # positions < i + 1
-        i = i + 1
-        parts += _pair(rows, 2 * i, inside, totals[rows] - inside, min_coverage,
-                       ((0, 0 * i, i), (1, i, n_present[rows])), i - 1, i)
-    # Phase II: the boundary after position i = 0 .. m-2, values from zero up, descending
+        below = np.cumsum(stat * negative, axis=2)
+        inside = below[:, :, :-1]
+        valid = counted[:, 1:] & negative[:, 1:] & (inside[-1] > 0) & differ
+        phases.append(_Phase(valid, inside, outside - inside, lambda row, j: j + 1,
+                             lambda row, j: j + 1, True))
+    # Phase II: the boundary after position i = m - 2 - j, descending; Σ covers positions > i
     upper = present & ~negative
-    reverse = stat[:, ::-1] if upper.all() else (stat * upper[..., None])[:, ::-1]
-    above = np.cumsum(reverse, axis=1)[:, ::-1]                      # positions >= i
+    source = stat if upper.all() else stat * upper
+    inside = np.cumsum(source[:, :, ::-1], axis=2)[:, :, :-1]
     first = n_negative + (1 if mlrl_compatible else 0)
-    boundary = counted[:, :-1] & upper[:, :-1] & (above[:, 1:, -1] > 0) & differ & \
-        (np.arange(m - 1) >= first[:, None])
-    rows, i = np.nonzero(boundary)
-    inside = above[rows, i + 1]                                      # positions > i
-    parts += _pair(rows, 2 * m + 2 * (m - 1 - i), inside, totals[rows] - inside, min_coverage,
-                   ((1, i + 1, n_present[rows]), (0, 0 * i, i + 1)), i, i + 1)
-    # Phase III: the values below zero against the others
+    valid = (counted & upper)[:, -2::-1] & (inside[-1] > 0) & differ[:, ::-1] & \
+        (np.arange(m - 1) <= (m - 2 - first)[:, None])
+    phases.append(_Phase(valid, inside, outside - inside, lambda row, j: m - 1 - j,
+                         lambda row, j: m - 1 - j, False))
+    # Phase III: the values below zero against the others (one boundary per row)
     if negative.any():
-        rows = np.flatnonzero(n_negative > 0)
-        inside = below[rows, n_negative[rows] - 1]
-        keep = (inside[:, -1] > 0) & (inside[:, -1] < totals[rows, -1])
-        rows, inside = rows[keep], inside[keep]
-        highest = _highest_counted_upper(counted & upper)[rows]
-        parts += _pair(rows, np.full(len(rows), 4 * m), inside, totals[rows] - inside,
-                       min_coverage, ((0, 0 * rows, n_negative[rows]),
-                                      (1, n_negative[rows], n_present[rows])),
-                       n_negative[rows] - 1, np.minimum(highest, first[rows]))
-    parts = [part for part in parts if len(part[1])]
-    if not parts:
-        return None
-    sums, row, scan, operator, start, stop, low, high = (np.concatenate(field)
-                                                         for field in zip(*parts))
-    order = np.lexsort((scan, row))                      # the reference's scan order
-    return (sums[order], row[order], operator[order], start[order], stop[order], low[order],
-            high[order])
-
-
-def _pair(rows, scan, inside, outside, min_coverage, sides, low, high):
-    """The two candidates of each boundary as parts of :func:`_numerical_candidates`: the
-    side the running sum ``inside`` covers first, then the other; ``sides`` gives (operator,
-    start, stop) of each; each must cover ``min_coverage`` counted examples."""
-    parts = []
-    for k, (sums, (operator, start, stop)) in enumerate(zip((inside, outside), sides)):
-        enough = sums[:, -1] >= min_coverage
-        parts.append((sums[enough], rows[enough], (scan + k)[enough],
-                      np.full(int(enough.sum()), operator), start[enough], stop[enough],
-                      low[enough], high[enough]))
-    return parts
+        rows = np.arange(r)
+        inside = below[:, rows, np.maximum(n_negative - 1, 0)][:, :, None]
+        valid = ((inside[-1, :, 0] > 0) & (inside[-1, :, 0] < totals[-1]))[:, None]
+        # the reference's last value of phase II: x_first, or the largest counted value
+        # when there is none from x_first up
+        highest = np.minimum(_highest_counted_upper(counted & upper), first)
+        phases.append(_Phase(valid, inside, outside - inside, lambda row, j: n_negative[row],
+                             lambda row, j: highest[row], True))
+    return phases
 
 
 def _highest_counted_upper(counted_upper):

@@ -109,10 +109,10 @@ class RuleInduction:
         """(outputs, scores, quality) of the head of statistics ``sum_g``/``sum_h``."""
         l1, l2 = self.config.l1, self.config.l2
         if self.config.head == "single":
-            chosen, scores, quality = single_output_heads(sum_g[None], sum_h[None], outputs, l1, l2)
-            return chosen, scores, quality[0]
-        scores, quality = complete_heads(sum_g[None], sum_h[None], l1, l2)
-        return outputs, scores[0], quality[0]
+            chosen, score, quality = single_output_heads(sum_g[outputs], sum_h[outputs], l1, l2)
+            return outputs[[int(chosen)]], np.array([score]), quality
+        scores, quality = complete_heads(sum_g, sum_h, l1, l2)
+        return outputs, scores, quality
 
 
 def _weighted_sum(examples, gradients, hessians, weights):

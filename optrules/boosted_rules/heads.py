@@ -13,8 +13,9 @@ quality is the sum of the outputs' qualities, in output order.
 
 These are the formulas, and the order of floating-point operations, of mlrl-boomer 0.12.3
 (``specs/boosted-rules.md`` §3): λ1 and λ2 are float32 there, so :func:`regularisation` rounds
-them the same way. Every function works on a whole array of candidates at once (one row per
-candidate), so the readable and the fast engine evaluate heads with the same operations.
+them the same way. Every function works on a whole array of candidates at once (statistics
+output first: shape (n_outputs, ...)), so the readable and the fast engine evaluate heads with
+the same operations.
 """
 
 import numpy as np
@@ -45,36 +46,39 @@ def output_qualities(scores, gradients, hessians, l1, l2):
     return quality + l1 * np.abs(scores) + 0.5 * l2 * squared
 
 
-def single_output_heads(gradients, hessians, outputs, l1, l2):
+def single_output_heads(gradients, hessians, l1, l2):
     """The best single-output head of each candidate.
 
     Parameters
     ----------
-    gradients, hessians : ndarray of shape (n_candidates, n_outputs)
-        Summed statistics of every output.
-    outputs : ndarray of int
-        The outputs a head may predict for (all, or the one a rule already chose).
+    gradients, hessians : ndarray of shape (n_outputs, ...)
+        Summed statistics of the outputs a head may predict for, output first, then any
+        shape of candidates.
 
     Returns
     -------
-    chosen : ndarray of int, shape (n_candidates,)
-        The output of largest |s| among ``outputs``, the first one on ties.
-    scores, qualities : ndarray of shape (n_candidates,)
+    chosen : ndarray of int
+        The position (along the first axis) of the output of largest |s|, the first on ties.
+    scores, qualities : ndarray
+        Of the chosen output; all three have the candidates' shape.
     """
-    gradients, hessians = gradients[:, outputs], hessians[:, outputs]
     scores = output_scores(gradients, hessians, l1, l2)
-    best = np.argmax(np.abs(scores), axis=1)
-    rows = np.arange(len(best))
-    gradients, hessians, scores = gradients[rows, best], hessians[rows, best], scores[rows, best]
-    return np.asarray(outputs)[best], scores, output_qualities(scores, gradients, hessians, l1, l2)
+    if len(scores) == 1:                    # nothing to choose
+        best = np.zeros(scores.shape[1:], dtype=np.int64)
+        return best, scores[0], output_qualities(scores[0], gradients[0], hessians[0], l1, l2)
+    best = np.argmax(np.abs(scores), axis=0)[None]
+    gradients, hessians, scores = (np.take_along_axis(a, best, axis=0)[0]
+                                   for a in (gradients, hessians, scores))
+    return best[0], scores, output_qualities(scores, gradients, hessians, l1, l2)
 
 
 def complete_heads(gradients, hessians, l1, l2):
-    """The complete head of each candidate: (scores of shape (n_candidates, n_outputs),
-    qualities of shape (n_candidates,), summed over the outputs in output order)."""
+    """The complete head of each candidate: (scores of the shape of ``gradients``,
+    (n_outputs, ...); qualities of the candidates' shape, summed over the outputs in output
+    order)."""
     scores = output_scores(gradients, hessians, l1, l2)
     qualities = output_qualities(scores, gradients, hessians, l1, l2)
-    total = qualities[:, 0].copy()
-    for k in range(1, qualities.shape[1]):
-        total += qualities[:, k]
+    total = qualities[0].copy()
+    for k in range(1, len(qualities)):
+        total += qualities[k]
     return scores, total
