@@ -3,14 +3,23 @@
 import doctest
 import importlib
 import pkgutil
+import re
+from pathlib import Path
 
 import pytest
 
 PACKAGES = ("optrules", "optrules.data", "optrules.rule_lists", "optrules.rule_boosting",
-            "optrules.cli", "optrules.reference", "optrules.fast", "optrules.verify")
+            "optrules.boosted_rules", "optrules.cli", "optrules.reference", "optrules.fast",
+            "optrules.verify")
 MODULES = sorted(set(PACKAGES) | {
     info.name for package in PACKAGES
     for info in pkgutil.iter_modules(importlib.import_module(package).__path__, package + ".")})
+
+
+def test_every_installed_package_is_checked():
+    pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
+    listed = re.search(r"^packages = \[(.*?)\]", pyproject, re.S | re.M).group(1)
+    assert set(re.findall(r'"([a-z_.]+)"', listed)) == set(PACKAGES)
 
 
 def test_the_package_has_modules_to_check():

@@ -7,8 +7,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from optrules import (NotFittedError, OptimalRuleBoostingClassifier,
-                      OptimalRuleBoostingRegressor, RuleListClassifier)
+from optrules import (BoostedRulesClassifier, BoostedRulesRegressor, NotFittedError,
+                      OptimalRuleBoostingClassifier, OptimalRuleBoostingRegressor,
+                      RuleListClassifier)
 from optrules.base import DataConversionWarning
 from optrules.verify import RuleListInstance, certify_rule_list
 
@@ -23,6 +24,8 @@ CHECKED = [
     RuleListClassifier(lam=0.02, max_nodes=300),
     OptimalRuleBoostingClassifier(3, thresholds="quantile:4", max_depth=2),
     OptimalRuleBoostingRegressor(4, lam=0, thresholds="quantile:4", max_depth=2),
+    BoostedRulesClassifier(20, random_state=0),
+    BoostedRulesRegressor(20, random_state=0),
 ]
 #: Checks expected to fail, with the reason (none today).
 EXPECTED_FAILURES = {}

@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Source folder -> the installed package it becomes (pyproject.toml's package-dir).
 FOLDERS = {"optrules": "optrules", "reference": "optrules.reference", "fast": "optrules.fast",
            "verify": "optrules.verify"}
-METHOD_PACKAGES = ("optrules.rule_lists", "optrules.rule_boosting")
+METHOD_PACKAGES = ("optrules.rule_lists", "optrules.rule_boosting", "optrules.boosted_rules")
 ENGINE_PACKAGES = ("optrules.reference", "optrules.fast")
 
 

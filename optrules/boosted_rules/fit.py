@@ -20,6 +20,7 @@ from optrules.boosted_rules.model import BoostedRules, Rule
 from optrules.boosted_rules.search import SearchConfig
 from optrules.boosted_rules.training_data import training_data
 from optrules.data.table import as_features
+from optrules.limits import Budget, interruptible, memory_cap
 from optrules.validation import Boolean, Callable, Integer, Options, Real, validate_params
 
 __all__ = ["fit_boosted_rules", "ENGINES", "BOOSTED_RULES_CONSTRAINTS", "default_sample_size"]
@@ -41,6 +42,8 @@ BOOSTED_RULES_CONSTRAINTS = {
     "mlrl_compatible": [Boolean()],
     "engine": [Options(ENGINES)],
     "random_state": [Integer(0), None],
+    "time_limit": [Real(), None],
+    "max_memory": [Real(), None, Options(("auto",))],
     "progress": [Callable(), None],
 }
 
@@ -55,7 +58,8 @@ def default_sample_size(n_features):
 def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, shrinkage=0.3,
                       l1=0.0, l2=1.0, feature_sampling=True, min_coverage=1,
                       max_conditions=None, mlrl_compatible=False, engine="fast",
-                      random_state=None, output_names=None, progress=None):
+                      random_state=None, time_limit=None, max_memory="auto", budget=None,
+                      output_names=None, progress=None):
     """Learn a default rule and ``max_rules`` boosted rules greedily (BOOMER).
 
     Parameters
@@ -88,6 +92,15 @@ def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, s
     engine : {"fast", "reference"}, default "fast"
     random_state : int or None, default None
         Seed of the feature sampling.
+    time_limit : float or None, default None
+        Seconds for the whole fit; when they run out, or at a first Ctrl-C (SIGINT) or
+        SIGTERM, or when the process's resident memory reaches ``max_memory`` MB ("auto": half
+        of the physical or container memory), boosting stops after the rule under way and
+        the model keeps the rules so far, with status "time-limit", "interrupted" or
+        "memory-limit".
+    max_memory : float, "auto" or None, default "auto"
+    budget : optrules.limits.Budget, optional
+        An outer budget the fit also stops at (the CLI's whole-command time limit).
     output_names : optional
         Names of the outputs (default ``y0, y1, ...``).
     progress : callable, optional
@@ -103,18 +116,21 @@ def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, s
     ...                           feature_sampling=False)
     >>> print(model)
     {} => (y0 = 0)
-    {x0 > 2.5} => (y0 = -0.1875)
+    {x0 > 2.5} => (y0 = 0.2)
     """
     given = validate_params(BOOSTED_RULES_CONSTRAINTS, {
         "loss": loss, "head": head, "max_rules": max_rules, "shrinkage": shrinkage, "l1": l1,
         "l2": l2, "feature_sampling": feature_sampling, "min_coverage": min_coverage,
         "max_conditions": max_conditions, "mlrl_compatible": mlrl_compatible,
-        "engine": engine, "random_state": random_state, "progress": progress}, "fit_boosted_rules")
+        "engine": engine, "random_state": random_state, "time_limit": time_limit,
+        "max_memory": max_memory, "progress": progress}, "fit_boosted_rules")
     data = training_data(as_features(X))
     targets = _targets(y, data.n_examples, given["loss"])
     names = tuple(output_names) if output_names is not None else \
         tuple(f"y{k}" for k in range(targets.shape[1]))
-    return _assemble(data, targets, names, given)
+    with interruptible():
+        total = Budget(given["time_limit"], memory_cap(given["max_memory"]), parent=budget)
+        return _assemble(data, targets, names, given, total)
 
 
 def _targets(y, n_examples, loss):
@@ -131,8 +147,9 @@ def _targets(y, n_examples, loss):
     return targets
 
 
-def _assemble(data, targets, output_names, given):
-    """Algorithm 1: the default rule, then ``max_rules`` induced rules."""
+def _assemble(data, targets, output_names, given, budget):
+    """Algorithm 1: the default rule, then ``max_rules`` induced rules, while ``budget``
+    allows."""
     start = time.perf_counter()
     loss = LOSSES[given["loss"]]
     l1, l2 = regularisation(given["l1"], given["l2"])
@@ -155,6 +172,10 @@ def _assemble(data, targets, output_names, given):
     weights = np.ones(data.n_examples, dtype=np.int64)
     status = "complete"
     for t in range(given["max_rules"]):
+        stop = budget.stop_reason()
+        if stop is not None:
+            status = stop
+            break
         found = induction.find_rule(gradients, hessians, weights, sample_features)
         if found is None:
             status = "no-improvement"

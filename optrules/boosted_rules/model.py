@@ -12,11 +12,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from optrules.limits import STOP_STATUSES
 from optrules.validation import json_number, json_object
 
-__all__ = ["Condition", "Rule", "BoostedRules", "OPERATORS", "threshold_text"]
+__all__ = ["Condition", "Rule", "BoostedRules", "OPERATORS", "STATUSES", "threshold_text"]
 
 OPERATORS = ("<=", ">", "==", "!=")
+#: Why boosting ended: every rule learned, no condition improving an empty head, or a stop.
+STATUSES = ("complete", "no-improvement") + tuple(STOP_STATUSES)
 
 
 def threshold_text(threshold):
@@ -80,8 +83,9 @@ class BoostedRules:
     seconds : float
         Wall time of the fit.
     status : str
-        Why boosting stopped: "complete" (all rules), "no-improvement" (no condition improved
-        on an empty head), "early-stopping" (holdout loss).
+        Why boosting ended (:data:`STATUSES`): "complete" (all rules), "no-improvement" (no
+        condition improved on an empty head), or a stop ("time-limit", "memory-limit",
+        "interrupted") that kept the rules so far.
     """
 
     rules: tuple
@@ -168,10 +172,13 @@ class BoostedRules:
         curves = [tuple(json_number(v, f"{where}.{name}", low=-math.inf)
                         for v in _json_list(body[name], f"{where}.{name}"))
                   for name in ("training_loss", "holdout_loss")]
+        status = _json_text(body["status"], f"{where}.status")
+        if status not in STATUSES:
+            raise ValueError(f"{where}.status must be one of {list(STATUSES)}. Got {status!r} "
+                             "instead.")
         return cls(rules, _json_text(body["loss"], f"{where}.loss"), tuple(names),
                    tuple(categories), outputs, *curves,
-                   seconds=json_number(body["seconds"], f"{where}.seconds"),
-                   status=_json_text(body["status"], f"{where}.status"))
+                   seconds=json_number(body["seconds"], f"{where}.seconds"), status=status)
 
 
 def _rule_from_dict(rule, where, names, categories, outputs):

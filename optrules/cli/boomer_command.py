@@ -1,5 +1,6 @@
 """``optrules boomer``: greedy gradient-boosted rules (BOOMER, Rapp et al. 2023)."""
 
+import argparse
 import json
 import sys
 
@@ -11,13 +12,13 @@ from optrules.boosted_rules.heads import HEADS
 from optrules.boosted_rules.losses import LOSSES
 from optrules.data.table import Features, read_csv
 
-from .arguments import add_progress_arguments, verbosity
+from .arguments import (add_limit_arguments, add_progress_arguments, remaining_time,
+                        verbosity)
 
 __all__ = ["add_parser"]
 
 
 def _non_negative_int(text):
-    import argparse
     try:
         value = int(text)
     except ValueError:
@@ -28,7 +29,6 @@ def _non_negative_int(text):
 
 
 def _non_negative_float(text):
-    import argparse
     try:
         value = float(text)
     except ValueError:
@@ -72,6 +72,8 @@ def add_parser(commands):
     search.add_argument("--engine", choices=sorted(ENGINES), default="fast",
                         help="fast (default) or reference (follows the paper line by line): "
                              "the same rules")
+    add_limit_arguments(search, "stop after SEC seconds of the whole command (reading "
+                                "included), keeping the rules learned so far")
     output = parser.add_argument_group("output")
     output.add_argument("--json", action="store_true", help="print one JSON object")
     output.add_argument("--save-model", metavar="FILE", help="write the model as JSON")
@@ -118,6 +120,7 @@ def run(args, parser):
         l2=args.l2, feature_sampling=args.feature_sampling == "on",
         min_coverage=args.min_coverage, max_conditions=args.max_conditions,
         mlrl_compatible=args.mlrl_compatible, engine=args.engine, random_state=args.seed,
+        time_limit=remaining_time(args), max_memory=args.max_memory,
         verbose=int(verbosity(args) == 2)).fit(features, y)
     model = estimator.model_
     if args.json:

@@ -1,0 +1,182 @@
+"""Boosted rules (BOOMER): estimators, model files and ``optrules boomer``."""
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+from optrules import BoostedRulesClassifier, BoostedRulesRegressor, load_model
+from optrules.boosted_rules import BoostedRules
+from optrules.cli import main
+from optrules.limits import StoppedSearchWarning
+
+
+def mixed_data(n=80, seed=0):
+    rng = np.random.default_rng(seed)
+    X = {"colour, shade": rng.choice(["red", "blue", "green"], n).astype(object),
+         "size: cm": np.where(rng.random(n) < 0.1, np.nan, rng.normal(size=n).round(3)),
+         "flag": rng.random(n) < 0.3}
+    y = np.where((np.nan_to_num(X["size: cm"]) > 0.2) ^ (X["colour, shade"] == "red"),
+                 "yes", "no")
+    return X, y
+
+
+def multi_label_data(n=60, seed=1):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    Y = np.column_stack([X[:, 0] > 0, X[:, 1] + X[:, 0] > 0.5, X[:, 2] < -0.3]).astype(int)
+    return X, Y
+
+
+def fitted():
+    X, y = mixed_data()
+    Xm, Ym = multi_label_data()
+    return {
+        "binary": (BoostedRulesClassifier(15, random_state=0).fit(X, y), X),
+        "multi-label": (BoostedRulesClassifier(15, head="complete", feature_sampling=False)
+                        .fit(Xm, Ym), Xm),
+        "regression": (BoostedRulesRegressor(15, random_state=2)
+                       .fit(Xm, Xm[:, 0] * 2 + Ym[:, 1]), Xm),
+        "multi-output": (BoostedRulesRegressor(10, feature_sampling=False)
+                         .fit(Xm, Xm[:, :2]), Xm),
+    }
+
+
+@pytest.fixture(scope="module")
+def models():
+    return fitted()
+
+
+@pytest.mark.parametrize("which", ["binary", "multi-label", "regression", "multi-output"])
+def test_model_file_round_trip_predicts_identically(models, which, tmp_path):
+    model, X = models[which]
+    path = tmp_path / "model.json"
+    model.to_json(path)
+    loaded = load_model(path)
+    assert type(loaded) is type(model) and loaded.get_params() == model.get_params()
+    assert np.array_equal(loaded.predict(X), model.predict(X))
+    assert str(loaded) == str(model) and loaded.rules_ == model.rules_
+    if hasattr(model, "predict_proba"):
+        assert np.array_equal(loaded.predict_proba(X), model.predict_proba(X))
+        assert loaded.classes_.tolist() == model.classes_.tolist()
+
+
+def test_damaged_model_files_are_refused(models, tmp_path):
+    model, _ = models["binary"]
+    path = tmp_path / "model.json"
+    model.to_json(path)
+    body = json.loads(path.read_text())
+    for change, message in [
+            (lambda b: b["model"].update(status="optimal"), "model.status must be one of"),
+            (lambda b: b["model"]["rules"][1]["conditions"].append(
+                {"feature": "flag", "operator": "<=", "threshold": 1}),
+             r"operator must be one of \['==', '!='\]"),
+            (lambda b: b["model"]["rules"].pop(0), "must start with the default rule"),
+            (lambda b: b.update(outputs=["yes", "no"]), "in class order")]:
+        damaged = json.loads(json.dumps(body))
+        change(damaged)
+        from optrules.model_files import write_model
+        damaged.pop("sha256")
+        for field in ("format", "version", "kind", "optrules_version"):
+            damaged.pop(field)
+        write_model(path, "BoostedRulesClassifier", damaged)
+        with pytest.raises(ValueError, match=message):
+            load_model(path)
+
+
+def test_shapes_of_multi_label_and_binary_predictions(models):
+    model, X = models["multi-label"]
+    assert model.predict(X).shape == (len(X), 3)
+    assert model.predict_proba(X).shape == (len(X), 3)
+    assert all(len(rule["head"]) == 3 for rule in model.rules_)       # complete heads
+    binary, Xb = models["binary"]
+    assert binary.predict_proba(Xb).shape == (80, 2)
+    assert set(binary.predict(Xb)) <= {"no", "yes"}
+    assert models["multi-output"][0].predict(X).shape == (len(X), 2)
+
+
+def test_predictions_from_the_first_rules(models):
+    model, X = models["regression"]
+    default_only = model.predict(X, n_rules=0)
+    assert np.all(default_only == default_only[0])
+    assert np.array_equal(model.predict(X, n_rules=15), model.predict(X))
+    losses = [np.mean((model.predict(X, n_rules=k) - (X[:, 0] * 2)) ** 2) for k in (0, 15)]
+    assert losses[1] < losses[0]
+
+
+def test_text_shows_the_default_rule_and_conditions(models):
+    text = str(models["binary"][0]).splitlines()
+    assert text[0].startswith("{} => (y = ")
+    assert len(text) == 16 and all(line.startswith("{") and " => (y = " in line
+                                   for line in text)
+
+
+def test_a_time_limit_keeps_the_rules_so_far():
+    X, Y = multi_label_data(400)
+    with pytest.warns(StoppedSearchWarning, match="time limit"):
+        model = BoostedRulesClassifier(10_000, time_limit=0.3).fit(X, Y)
+    assert model.model_.status == "time-limit" and 1 < len(model.rules_) < 10_001
+
+
+def test_verbose_prints_each_rule(capsys):
+    X, y = mixed_data()
+    BoostedRulesClassifier(2, verbose=1, random_state=0).fit(X, y)
+    assert capsys.readouterr().err.count("rule ") == 2
+
+
+def test_bad_targets_get_clear_errors():
+    X, Y = multi_label_data()
+    with pytest.raises(ValueError, match="must hold 0/1 labels"):
+        BoostedRulesClassifier(2).fit(X, Y * 2)
+    with pytest.raises(ValueError, match="max_rules"):
+        BoostedRulesClassifier(-1).fit(X, Y)
+    with pytest.raises(ValueError, match="y must hold finite numbers"):
+        BoostedRulesRegressor(2).fit(X, np.where(Y == 1, np.nan, 0.0))
+
+
+# ----- optrules boomer ----------------------------------------------------------------------------
+
+@pytest.fixture
+def table(tmp_path):
+    X, Y = multi_label_data()
+    path = tmp_path / "data.csv"
+    rows = ["a,b,c,d,y0,y1,y2"] + [",".join(map(str, list(x) + list(t))) for x, t in zip(X, Y)]
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def test_cli_learns_and_prints_rules(table, capsys):
+    assert main(["boomer", "--csv", str(table), "--target", "y0", "--max-rules", "5",
+                 "--feature-sampling", "off", "--quiet"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("{} => (y = ") and len(out) == 7
+    assert out[-1].startswith("5 of 5 rules after the default rule (complete), logistic loss")
+
+
+def test_cli_json_multi_label_and_saved_model(table, tmp_path, capsys):
+    saved = tmp_path / "m.json"
+    assert main(["boomer", "--csv", str(table), "--target", "y0,y1,y2", "--max-rules", "4",
+                 "--head", "complete", "--json", "--save-model", str(saved), "--quiet"]) == 0
+    body = json.loads(capsys.readouterr().out)
+    assert len(body["rules"]) == 5 and body["rules"][0]["conditions"] == []
+    assert set(body["rules"][1]["head"]) == {"y0", "y1", "y2"}
+    assert len(body["training_loss"]) == 5 and body["seconds"] > 0
+    assert BoostedRules.from_dict(body).rules == load_model(saved).model_.rules
+
+
+def test_cli_errors_name_the_problem(table, capsys):
+    assert main(["boomer", "--csv", str(table), "--target", "nope"]) == 2
+    assert "nope" in capsys.readouterr().err
+    assert main(["boomer", "--csv", str(table), "--target", "a,b", "--loss", "logistic"]) == 2
+    assert "0/1 labels" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["boomer", "--csv", str(table), "--target", "y0", "--l2", "-1"])
+
+
+def test_cli_regression_on_several_targets(table, capsys):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert main(["boomer", "--csv", str(table), "--target", "a,b", "--loss", "squared",
+                     "--max-rules", "3", "--seed", "1", "--quiet"]) == 0
+    assert "squared loss" in capsys.readouterr().out
