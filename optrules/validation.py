@@ -32,7 +32,7 @@ __all__ = ["parse_fraction", "exact_number", "fraction_text", "fraction_from_tex
            "write_text_atomically", "json_object",
            "json_number", "shown", "parse_thresholds",
            "validate_params", "ExactFraction", "Integer",
-           "Real", "Options", "Subset", "Boolean", "Callable", "Thresholds"]
+           "Real", "Options", "Subset", "Boolean", "Callable", "Thresholds", "KindAndShare"]
 
 
 def _where(name, owner):
@@ -322,12 +322,13 @@ class Integer(_Constraint):
 
 
 class Real(_Constraint):
-    """A finite real number (Python or numpy, not bool) > ``low`` (>= with ``inclusive``);
-    returned as ``float``."""
+    """A finite real number (Python or numpy, not bool) > ``low`` (>= with ``inclusive``) and
+    < ``high`` when given; returned as ``float``."""
 
-    def __init__(self, low=0, *, inclusive=False):
+    def __init__(self, low=0, *, inclusive=False, high=None):
         self.low = low
         self.inclusive = inclusive
+        self.high = high
 
     def accepts(self, value):
         return _is_number(value)
@@ -339,11 +340,14 @@ class Real(_Constraint):
             raise ValueError(f"{_where(name, owner)} must be {self}. Got an integer beyond the "
                              "float range instead.") from None
         above = self.low <= value if self.inclusive else self.low < value
-        if not (above and value < math.inf):
+        high = math.inf if self.high is None else self.high
+        if not (above and value < high):
             raise ValueError(f"{_where(name, owner)} must be {self}. Got {value!r} instead.")
         return value
 
     def __str__(self):
+        if self.high is not None:
+            return "a number in " + _interval_text(self.low, self.high, self.inclusive, False)
         if self.inclusive:
             return f"a finite number >= {self.low}"
         return "a positive finite number" if self.low == 0 else f"a finite number > {self.low}"
@@ -455,6 +459,36 @@ def parse_thresholds(spec, name="thresholds", owner="make_propositions"):
     raise ValueError(f"{_where(name, owner)} must be 'all', 'quantile:K' or 'width:K' with an "
                      f"integer K in [1, {MAX_CUTS}] ('all' cuts every gap). Got {spec!r} "
                      "instead.")
+
+
+class KindAndShare(_Constraint):
+    """Text ``"kind:R"``: a kind among ``kinds`` and a share 0 < R <= 1; returned as given
+    (:meth:`split` reads it)."""
+
+    def __init__(self, kinds):
+        self.kinds = tuple(kinds)
+
+    def accepts(self, value):
+        return isinstance(value, str)
+
+    def resolve(self, name, value, owner):
+        kind, _, share = value.partition(":")
+        try:
+            number = float(share)
+        except ValueError:
+            number = math.nan
+        if kind not in self.kinds or not 0 < number <= 1:
+            raise ValueError(f"{_where(name, owner)} must be {self}. Got {value!r} instead.")
+        return value
+
+    @staticmethod
+    def split(value):
+        """(kind, R) of a value this constraint accepted."""
+        kind, _, share = value.partition(":")
+        return kind, float(share)
+
+    def __str__(self):
+        return "'KIND:R' with KIND one of " + ", ".join(self.kinds) + " and R in (0, 1]"
 
 
 class Thresholds(_Constraint):

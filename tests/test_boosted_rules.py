@@ -15,6 +15,7 @@ from hypothesis import given, strategies as st
 
 from optrules.boosted_rules import ENGINES, fit_boosted_rules
 from optrules.boosted_rules.losses import LOSSES
+from optrules.boosted_rules.search import SearchConfig
 from optrules.boosted_rules.training_data import training_data
 from optrules.data.table import as_features
 
@@ -223,17 +224,65 @@ def test_each_test_class_runs_the_engine_it_names(monkeypatch):
 
 # ----- reference = fast ---------------------------------------------------------------------------
 
-@given(datasets(max_examples=20), st.integers(1, 5), st.booleans(), st.booleans())
+@given(datasets(max_examples=20), st.integers(1, 5), st.booleans(), st.booleans(),
+       st.sampled_from([None, "with:0.7", "without:0.5", "stratified:0.6"]),
+       st.sampled_from([None, 0.3]), st.integers(0, 3))
 def test_fast_engine_learns_the_reference_engines_rules(dataset, max_rules, mlrl_compatible,
-                                                        sampling):
-    """Same rules, same thresholds, same heads bit for bit, same curves."""
+                                                        sampling, instances, holdout, seed):
+    """Same rules, same thresholds, same heads bit for bit, same curves, with and without
+    sampling and a holdout set."""
     columns, y, options = dataset
     models = [fit_boosted_rules(columns, y, max_rules=max_rules, engine=engine,
                                 mlrl_compatible=mlrl_compatible, feature_sampling=sampling,
-                                random_state=1, **options) for engine in ("reference", "fast")]
+                                instance_sampling=instances, holdout=holdout, patience=2,
+                                random_state=seed, **options)
+              for engine in ("reference", "fast")]
     assert models[0].rules == models[1].rules
     assert models[0].training_loss == models[1].training_loss
+    assert models[0].holdout_loss == models[1].holdout_loss
     assert models[0].status == models[1].status
+
+
+@pytest.mark.parametrize("engine", sorted(ENGINES))
+@given(datasets(), st.lists(st.integers(0, 3), min_size=20, max_size=20))
+def test_a_weighted_search_finds_the_best_weighted_condition(engine, dataset, weights):
+    """With example weights (instance sampling), the first condition's quality is the least
+    over every cut between counted examples, sums weighted; examples of weight 0 count
+    nowhere."""
+    columns, y, options = dataset
+    data = training_data(as_features(columns))
+    weights = np.array(weights[:data.n_examples], dtype=np.int64)
+    loss = LOSSES[options["loss"]]
+    g, h = loss.statistics(y, np.zeros_like(y))
+    config = SearchConfig(options["head"], options["l1"], options["l2"],
+                          options["min_coverage"], 1)
+    induction = importlib.import_module(ENGINES[engine]).RuleInduction(data, config)
+    found = induction.find_rule(g, h, weights, lambda: np.arange(data.n_features))
+    counted = weights > 0
+    wg, wh = g * weights[:, None], h * weights[:, None]
+    outputs = range(y.shape[1])
+    best = math.inf
+    everything = np.ones(data.n_examples, dtype=bool)
+    for f, operator, threshold, mask in all_conditions(data, everything):
+        # a numerical cut is tried only between counted examples; a nominal value of an
+        # example of weight 0 still gives its == and != conditions
+        n_counted = (counted & ~np.isnan(data.values[f])).sum()
+        if not (data.nominal[f] or 0 < (mask & counted).sum() < n_counted):
+            continue
+        if (mask & counted).sum() >= options["min_coverage"]:
+            best = min(best, head_quality(wg, wh, mask & counted, outputs, options["head"],
+                                          options["l1"], options["l2"])[0])
+    if found is None:
+        assert not best < -1e-9 * max(1.0, abs(best)), engine
+        return
+    condition, = found.conditions
+    mask = counted & condition.covers(data.values[condition.feature])
+    quality = head_quality(wg, wh, mask, found.outputs if options["head"] == "single"
+                           else outputs, options["head"], options["l1"], options["l2"])[0]
+    assert math.isclose(quality, best, rel_tol=1e-9, abs_tol=1e-12), engine
+    # the examples of weight 0 between the counted ones follow the threshold
+    assert np.array_equal(found.covered, condition.covers(data.values[condition.feature])), \
+        engine
 
 
 # ----- mlrl-boomer 0.12.3 -----------------------------------------------------------------------

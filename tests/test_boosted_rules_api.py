@@ -180,3 +180,63 @@ def test_cli_regression_on_several_targets(table, capsys):
         assert main(["boomer", "--csv", str(table), "--target", "a,b", "--loss", "squared",
                      "--max-rules", "3", "--seed", "1", "--quiet"]) == 0
     assert "squared loss" in capsys.readouterr().out
+
+
+# ----- sampling, holdout, early stopping ------------------------------------------------------------
+
+def test_instance_samples_and_holdout_split():
+    from optrules.boosted_rules.sampling import Sampler
+    targets = np.repeat([[0], [1]], [30, 70], axis=0).astype(float)
+    for kind, check in [("with", lambda w: w.sum() == 56 and w.max() >= 1),
+                        ("without", lambda w: w.sum() == 56 and w.max() == 1),
+                        ("stratified", lambda w: (w[:30].sum(), w[30:].sum()) == (17, 39))]:
+        sampler = Sampler(targets, 3, True, False, (kind, 0.7), 0.2, random_state=5)
+        assert sampler.holdout.sum() == 20 and sampler.holdout[:30].sum() == 6    # stratified
+        weights = sampler.weights()
+        assert not weights[sampler.holdout].any() and check(weights), kind
+        again = Sampler(targets, 3, True, False, (kind, 0.7), 0.2, random_state=5)
+        assert np.array_equal(again.weights(), weights)
+    assert Sampler(targets, 3, True, False, None, None, 0).weights().tolist() == [1] * 100
+
+
+def test_early_stopping_keeps_the_rules_up_to_the_least_holdout_loss():
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(300, 5)), rng.integers(0, 2, 300)          # noise: overfits
+    model = BoostedRulesClassifier(500, holdout=0.3, patience=20, random_state=0).fit(X, y)
+    curve = model.model_.holdout_loss
+    assert model.model_.status == "early-stopping"
+    assert curve[-1] == min(curve) and len(curve) == len(model.rules_)
+    assert len(model.model_.training_loss) == len(curve) < 501
+
+
+def test_instance_sampling_recomputes_heads_on_all_covered_training_examples():
+    X, Y = multi_label_data(200)
+    model = BoostedRulesClassifier(3, instance_sampling="without:0.3", feature_sampling=False,
+                                   random_state=3).fit(X, Y[:, 0])
+    from optrules.boosted_rules.training_data import training_data
+    from optrules.data.table import as_features
+    values = training_data(as_features(X)).values
+    y = Y[:, 0].astype(float)
+    scores = model.model_.scores(values, 0)[:, 0]
+    rule = model.model_.rules[1]
+    covered = rule.covers(values)
+    p = 1 / (1 + np.exp(-scores[covered]))
+    G, H = np.sum(p - y[covered]), np.sum(p * (1 - p))
+    assert np.isclose(rule.scores[0], np.float32(0.3) * -G / (H + 1), rtol=1e-9)
+
+
+def test_bad_sampling_parameters_name_the_parameter():
+    X, Y = multi_label_data()
+    with pytest.raises(ValueError, match="'instance_sampling' parameter .* must be 'KIND:R'"):
+        BoostedRulesClassifier(2, instance_sampling="with:2").fit(X, Y)
+    with pytest.raises(ValueError, match=r"'holdout' parameter .* must be a number in \(0, 1\)"):
+        BoostedRulesClassifier(2, holdout=1.0).fit(X, Y)
+
+
+def test_cli_holdout_and_instance_sampling(table, capsys):
+    assert main(["boomer", "--csv", str(table), "--target", "y0", "--max-rules", "30",
+                 "--instance-sampling", "stratified:0.5", "--holdout", "0.25", "--patience",
+                 "5", "--seed", "2", "--quiet"]) == 0
+    assert "holdout loss" in capsys.readouterr().out
+    assert main(["boomer", "--csv", str(table), "--target", "y0", "--holdout", "x"]) == 2
+    assert "--holdout must be none or a number" in capsys.readouterr().err

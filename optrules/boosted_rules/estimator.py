@@ -14,7 +14,8 @@ from optrules.validation import Boolean, Integer, Options
 
 __all__ = ["BoostedRulesClassifier", "BoostedRulesRegressor"]
 
-_PARAMETERS = ("max_rules", "head", "shrinkage", "l1", "l2", "feature_sampling", "min_coverage",
+_PARAMETERS = ("max_rules", "head", "shrinkage", "l1", "l2", "feature_sampling",
+               "instance_sampling", "holdout", "patience", "min_coverage",
                "max_conditions", "mlrl_compatible", "engine", "random_state", "time_limit",
                "max_memory")
 
@@ -39,6 +40,16 @@ _SHARED_DOC = """
         Regularisation weights of the heads.
     feature_sampling : bool, default True
         Search ⌊log2(F - 1) + 1⌋ random features per condition instead of all F.
+    instance_sampling : {"with:R", "without:R", "stratified:R"} or None, default None
+        Learn each rule on a random sample of round(R·n) training examples, drawn with or
+        without replacement, or without replacement per label combination; the rule's head
+        is then recomputed on all training examples it covers.
+    holdout : float in (0, 1) or None, default None
+        Share of the examples set aside (stratified for classification) to measure the
+        ``model_.holdout_loss`` curve and stop early.
+    patience : int >= 1, default 50
+        With a holdout set: stop once the last ``patience`` rules have not lowered the holdout
+        loss below its least value so far, keeping the rules up to that value.
     min_coverage : int >= 1, default 1
         Fewest examples a condition may cover.
     max_conditions : int or None, default None
@@ -49,7 +60,7 @@ _SHARED_DOC = """
     engine : {"fast", "reference"}, default "fast"
         Both learn the same rules; "reference" follows the paper line by line.
     random_state : int or None, default None
-        Seed of the feature sampling.
+        Seed of the feature and instance sampling and of the holdout split.
     time_limit : float or None, default None
         Seconds for the whole fit. When they run out, boosting stops after the rule under way
         and keeps the rules so far (``model_.status`` "time-limit", with a warning); likewise
@@ -87,7 +98,8 @@ class _BoostedRules(RuleEstimator):
     _losses = ()
 
     def __init__(self, max_rules=1000, *, loss=None, head="single", shrinkage=0.3, l1=0.0,
-                 l2=1.0, feature_sampling=True, min_coverage=1, max_conditions=None,
+                 l2=1.0, feature_sampling=True, instance_sampling=None, holdout=None,
+                 patience=50, min_coverage=1, max_conditions=None,
                  mlrl_compatible=False, engine="fast", random_state=None, time_limit=None,
                  max_memory="auto", verbose=0):
         self.max_rules = max_rules
@@ -97,6 +109,9 @@ class _BoostedRules(RuleEstimator):
         self.l1 = l1
         self.l2 = l2
         self.feature_sampling = feature_sampling
+        self.instance_sampling = instance_sampling
+        self.holdout = holdout
+        self.patience = patience
         self.min_coverage = min_coverage
         self.max_conditions = max_conditions
         self.mlrl_compatible = mlrl_compatible
@@ -204,11 +219,14 @@ class BoostedRulesClassifier(_BoostedRules):
     _losses = ("logistic",)
 
     def __init__(self, max_rules=1000, *, loss="logistic", head="single", shrinkage=0.3,
-                 l1=0.0, l2=1.0, feature_sampling=True, min_coverage=1, max_conditions=None,
+                 l1=0.0, l2=1.0, feature_sampling=True, instance_sampling=None, holdout=None,
+                 patience=50, min_coverage=1, max_conditions=None,
                  mlrl_compatible=False, engine="fast", random_state=None, time_limit=None,
                  max_memory="auto", verbose=0):
         super().__init__(max_rules, loss=loss, head=head, shrinkage=shrinkage, l1=l1, l2=l2,
-                         feature_sampling=feature_sampling, min_coverage=min_coverage,
+                         feature_sampling=feature_sampling,
+                         instance_sampling=instance_sampling, holdout=holdout,
+                         patience=patience, min_coverage=min_coverage,
                          max_conditions=max_conditions, mlrl_compatible=mlrl_compatible,
                          engine=engine, random_state=random_state, time_limit=time_limit,
                          max_memory=max_memory, verbose=verbose)
@@ -303,11 +321,14 @@ class BoostedRulesRegressor(_BoostedRules):
     _losses = ("squared",)
 
     def __init__(self, max_rules=1000, *, loss="squared", head="single", shrinkage=0.3, l1=0.0,
-                 l2=1.0, feature_sampling=True, min_coverage=1, max_conditions=None,
+                 l2=1.0, feature_sampling=True, instance_sampling=None, holdout=None,
+                 patience=50, min_coverage=1, max_conditions=None,
                  mlrl_compatible=False, engine="fast", random_state=None, time_limit=None,
                  max_memory="auto", verbose=0):
         super().__init__(max_rules, loss=loss, head=head, shrinkage=shrinkage, l1=l1, l2=l2,
-                         feature_sampling=feature_sampling, min_coverage=min_coverage,
+                         feature_sampling=feature_sampling,
+                         instance_sampling=instance_sampling, holdout=holdout,
+                         patience=patience, min_coverage=min_coverage,
                          max_conditions=max_conditions, mlrl_compatible=mlrl_compatible,
                          engine=engine, random_state=random_state, time_limit=time_limit,
                          max_memory=max_memory, verbose=verbose)

@@ -17,13 +17,15 @@ import numpy as np
 from optrules.boosted_rules.heads import HEADS, output_scores, regularisation
 from optrules.boosted_rules.losses import LOSSES
 from optrules.boosted_rules.model import BoostedRules, Rule
+from optrules.boosted_rules.sampling import INSTANCE_SAMPLING, Sampler
 from optrules.boosted_rules.search import SearchConfig
 from optrules.boosted_rules.training_data import training_data
 from optrules.data.table import as_features
 from optrules.limits import Budget, interruptible, memory_cap
-from optrules.validation import Boolean, Callable, Integer, Options, Real, validate_params
+from optrules.validation import (Boolean, Callable, Integer, KindAndShare, Options, Real,
+                                 validate_params)
 
-__all__ = ["fit_boosted_rules", "ENGINES", "BOOSTED_RULES_CONSTRAINTS", "default_sample_size"]
+__all__ = ["fit_boosted_rules", "ENGINES", "BOOSTED_RULES_CONSTRAINTS"]
 
 #: Engine name -> module holding ``RuleInduction``.
 ENGINES = {"reference": "optrules.reference.boomer", "fast": "optrules.fast.boomer"}
@@ -37,6 +39,9 @@ BOOSTED_RULES_CONSTRAINTS = {
     "l1": [Real(0, inclusive=True)],
     "l2": [Real(0, inclusive=True)],
     "feature_sampling": [Boolean()],
+    "instance_sampling": [KindAndShare(INSTANCE_SAMPLING), None],
+    "holdout": [Real(0, high=1), None],
+    "patience": [Integer(1)],
     "min_coverage": [Integer(1)],
     "max_conditions": [Integer(1), None],
     "mlrl_compatible": [Boolean()],
@@ -48,15 +53,9 @@ BOOSTED_RULES_CONSTRAINTS = {
 }
 
 
-def default_sample_size(n_features):
-    """⌊log2(F - 1) + 1⌋ features per refinement (Rapp et al. 2023, §3.5.1), at least 1."""
-    if n_features <= 2:
-        return n_features if n_features < 2 else 1
-    return min(n_features, int(math.log2(n_features - 1) + 1))
-
-
 def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, shrinkage=0.3,
-                      l1=0.0, l2=1.0, feature_sampling=True, min_coverage=1,
+                      l1=0.0, l2=1.0, feature_sampling=True, instance_sampling=None,
+                      holdout=None, patience=50, min_coverage=1,
                       max_conditions=None, mlrl_compatible=False, engine="fast",
                       random_state=None, time_limit=None, max_memory="auto", budget=None,
                       output_names=None, progress=None):
@@ -84,6 +83,19 @@ def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, s
         L1 and L2 regularisation weights of the heads (float32).
     feature_sampling : bool, default True
         Search ⌊log2(F - 1) + 1⌋ random features per refinement, instead of all F.
+    instance_sampling : {"with:R", "without:R", "stratified:R"} or None, default None
+        Learn each rule on a sample of round(R·n) training examples (0 < R <= 1): drawn with
+        replacement (an example drawn k times weighs k), without replacement, or without
+        replacement within each set of examples with the same labels (classification). The
+        head is then recomputed on every training example the rule covers.
+    holdout : float in (0, 1) or None, default None
+        Set this share of the examples aside (stratified by labels for classification): they
+        never count in the search, and their mean loss after each rule is the model's
+        ``holdout_loss`` curve.
+    patience : int >= 1, default 50
+        With a holdout set, stop once the last ``patience`` rules have not lowered the holdout
+        loss below its least value so far, and keep the rules up to that least value (status
+        "early-stopping").
     min_coverage : int >= 1, default 1
     max_conditions : int or None, default None
     mlrl_compatible : bool, default False
@@ -120,7 +132,8 @@ def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, s
     """
     given = validate_params(BOOSTED_RULES_CONSTRAINTS, {
         "loss": loss, "head": head, "max_rules": max_rules, "shrinkage": shrinkage, "l1": l1,
-        "l2": l2, "feature_sampling": feature_sampling, "min_coverage": min_coverage,
+        "l2": l2, "feature_sampling": feature_sampling, "instance_sampling": instance_sampling,
+        "holdout": holdout, "patience": patience, "min_coverage": min_coverage,
         "max_conditions": max_conditions, "mlrl_compatible": mlrl_compatible,
         "engine": engine, "random_state": random_state, "time_limit": time_limit,
         "max_memory": max_memory, "progress": progress}, "fit_boosted_rules")
@@ -149,56 +162,98 @@ def _targets(y, n_examples, loss):
 
 def _assemble(data, targets, output_names, given, budget):
     """Algorithm 1: the default rule, then ``max_rules`` induced rules, while ``budget``
-    allows."""
+    allows and the holdout loss keeps improving."""
     start = time.perf_counter()
     loss = LOSSES[given["loss"]]
     l1, l2 = regularisation(given["l1"], given["l2"])
     shrinkage = float(np.float32(given["shrinkage"]))
     config = SearchConfig(given["head"], l1, l2, given["min_coverage"], given["max_conditions"],
                           given["mlrl_compatible"])
-    engine = importlib.import_module(ENGINES[given["engine"]])
-    induction = engine.RuleInduction(data, config)
-    sample_features = _feature_sampler(data.n_features, given["feature_sampling"],
-                                       given["random_state"])
+    induction = importlib.import_module(ENGINES[given["engine"]]).RuleInduction(data, config)
+    sampler = Sampler(targets, data.n_features, given["loss"] == "logistic",
+                      given["feature_sampling"],
+                      None if given["instance_sampling"] is None
+                      else KindAndShare.split(given["instance_sampling"]), given["holdout"],
+                      given["random_state"])
+    training, holdout = sampler.training, np.flatnonzero(sampler.holdout)
     scores = np.zeros_like(targets)
     gradients, hessians = loss.statistics(targets, scores)
-    # the default rule: the complete head of all examples, not shrunk
-    total_g, total_h = np.cumsum(gradients, axis=0)[-1], np.cumsum(hessians, axis=0)[-1]
-    default = output_scores(total_g, total_h, l1, l2)
+    # the default rule: the complete head of the training examples, not shrunk
+    default = output_scores(*_sums(gradients, hessians, training), l1, l2)
     rules = [Rule((), tuple(range(targets.shape[1])), tuple(float(s) for s in default))]
     scores += default
     gradients, hessians = loss.statistics(targets, scores)
-    training_loss = [float(loss.values(targets, scores).mean())]
-    weights = np.ones(data.n_examples, dtype=np.int64)
+    curves = _Curves(loss, targets, training, holdout)
+    curves.record(scores)
     status = "complete"
     for t in range(given["max_rules"]):
         stop = budget.stop_reason()
         if stop is not None:
             status = stop
             break
-        found = induction.find_rule(gradients, hessians, weights, sample_features)
+        found = induction.find_rule(gradients, hessians, sampler.weights(), sampler.features)
         if found is None:
             status = "no-improvement"
             break
-        head = found.scores * shrinkage
         rows = np.flatnonzero(found.covered)
+        head = found.scores
+        if given["instance_sampling"] is not None:
+            # the head of a rule found on a sample: recomputed on every training example the
+            # rule covers (mlrl-boomer's recalculate_predictions)
+            head = _recalculated_head(found, gradients, hessians, rows[~sampler.holdout[rows]],
+                                      config)
+        head = head * shrinkage
         scores[np.ix_(rows, found.outputs)] += head
         gradients[rows], hessians[rows] = loss.statistics(targets[rows], scores[rows])
         rule = Rule(found.conditions, tuple(int(k) for k in found.outputs),
                     tuple(float(s) for s in head))
         rules.append(rule)
-        training_loss.append(float(loss.values(targets, scores).mean()))
+        curves.record(scores)
         if given["progress"] is not None:
             given["progress"](t, rule)
+        if len(holdout) and curves.stalled(given["patience"]):
+            status = "early-stopping"
+            break
+    if status == "early-stopping":           # keep the rules up to the least holdout loss
+        rules = rules[:curves.best + 1]
+        curves.truncate(curves.best + 1)
     return BoostedRules(tuple(rules), loss.name, data.names, data.categories, output_names,
-                        tuple(training_loss), (), time.perf_counter() - start, status)
+                        tuple(curves.training), tuple(curves.holdout),
+                        time.perf_counter() - start, status)
 
 
-def _feature_sampler(n_features, sampling, random_state):
-    """``sample_features()``: all features, or a fresh sorted random sample per call."""
-    every = np.arange(n_features)
-    if not sampling:
-        return lambda: every
-    rng = np.random.default_rng(random_state)
-    size = default_sample_size(n_features)
-    return lambda: np.sort(rng.choice(n_features, size=size, replace=False))
+def _sums(gradients, hessians, rows):
+    """Σ g and Σ h over ``rows``, added in example order."""
+    return np.cumsum(gradients[rows], axis=0)[-1], np.cumsum(hessians[rows], axis=0)[-1]
+
+
+def _recalculated_head(found, gradients, hessians, rows, config):
+    """The scores of ``found``'s head outputs for the statistics of ``rows``, unweighted."""
+    sum_g, sum_h = _sums(gradients[:, found.outputs], hessians[:, found.outputs], rows)
+    return output_scores(sum_g, sum_h, config.l1, config.l2)
+
+
+class _Curves:
+    """Mean training and holdout loss after the default rule and after each rule, and the
+    early-stopping rule: stop once the last ``patience`` rules have not lowered the holdout
+    loss below its least value so far."""
+
+    def __init__(self, loss, targets, training, holdout):
+        self.loss, self.targets = loss, targets
+        self.training_rows, self.holdout_rows = training, holdout
+        self.training, self.holdout = [], []
+        self.best = 0
+
+    def record(self, scores):
+        for rows, curve in ((self.training_rows, self.training),
+                            (self.holdout_rows, self.holdout)):
+            if len(rows):
+                curve.append(float(self.loss.values(self.targets[rows], scores[rows]).mean()))
+        if self.holdout and self.holdout[-1] < self.holdout[self.best]:
+            self.best = len(self.holdout) - 1
+
+    def stalled(self, patience):
+        return len(self.holdout) - 1 - self.best >= patience
+
+    def truncate(self, length):
+        del self.training[length:], self.holdout[length:]

@@ -19,7 +19,7 @@ __all__ = ["Condition", "Rule", "BoostedRules", "OPERATORS", "STATUSES", "thresh
 
 OPERATORS = ("<=", ">", "==", "!=")
 #: Why boosting ended: every rule learned, no condition improving an empty head, or a stop.
-STATUSES = ("complete", "no-improvement") + tuple(STOP_STATUSES)
+STATUSES = ("complete", "no-improvement", "early-stopping") + tuple(STOP_STATUSES)
 
 
 def threshold_text(threshold):
@@ -78,13 +78,14 @@ class BoostedRules:
         Sorted categories of each nominal feature, None for numerical ones.
     output_names : tuple of str
     training_loss, holdout_loss : tuple of float
-        Mean loss after the default rule and after each induced rule (``holdout_loss`` empty
-        without a holdout set).
+        Mean loss of the training and of the holdout examples after the default rule and after
+        each induced rule (``holdout_loss`` empty without a holdout set).
     seconds : float
         Wall time of the fit.
     status : str
         Why boosting ended (:data:`STATUSES`): "complete" (all rules), "no-improvement" (no
-        condition improved on an empty head), or a stop ("time-limit", "memory-limit",
+        condition improved on an empty head), "early-stopping" (the holdout loss stopped
+        improving; the rules up to its least value are kept), or a stop ("time-limit", "memory-limit",
         "interrupted") that kept the rules so far.
     """
 

@@ -65,8 +65,17 @@ def add_parser(commands):
     search = parser.add_argument_group("search")
     search.add_argument("--feature-sampling", choices=("on", "off"), default="on",
                         help="search log2(F-1)+1 random features per condition (default on)")
+    search.add_argument("--instance-sampling", default="none",
+                        metavar="none|with:R|without:R|stratified:R",
+                        help="learn each rule on a sample of R·n examples (default none)")
+    search.add_argument("--holdout", default="none", metavar="none|R",
+                        help="set a share R of the examples aside for the holdout loss curve "
+                             "and early stopping (default none)")
+    search.add_argument("--patience", type=int, default=50, metavar="K",
+                        help="with --holdout: stop after K rules without a new least holdout "
+                             "loss (default 50)")
     search.add_argument("--seed", type=_non_negative_int, metavar="S",
-                        help="random seed of the sampling")
+                        help="random seed of the sampling and the holdout split")
     search.add_argument("--mlrl-compatible", action="store_true",
                         help="reproduce mlrl-boomer 0.12.3's numerical search, quirks included")
     search.add_argument("--engine", choices=sorted(ENGINES), default="fast",
@@ -79,6 +88,17 @@ def add_parser(commands):
     output.add_argument("--save-model", metavar="FILE", help="write the model as JSON")
     add_progress_arguments(output)
     parser.set_defaults(run=run, parser=parser)
+
+
+def _holdout(text):
+    """--holdout: None for "none", else the share (the estimator checks its range)."""
+    if text == "none":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f"--holdout must be none or a number in (0, 1). Got {text!r}.") \
+            from None
 
 
 def read_targets(path, targets, loss):
@@ -118,6 +138,8 @@ def run(args, parser):
     estimator = estimator_class(
         args.max_rules, loss=args.loss, head=args.head, shrinkage=args.shrinkage, l1=args.l1,
         l2=args.l2, feature_sampling=args.feature_sampling == "on",
+        instance_sampling=None if args.instance_sampling == "none" else args.instance_sampling,
+        holdout=_holdout(args.holdout), patience=args.patience,
         min_coverage=args.min_coverage, max_conditions=args.max_conditions,
         mlrl_compatible=args.mlrl_compatible, engine=args.engine, random_state=args.seed,
         time_limit=remaining_time(args), max_memory=args.max_memory,
@@ -127,9 +149,11 @@ def run(args, parser):
         print(json.dumps(model.to_dict(), indent=2))
     else:
         print(estimator)
+        holdout = f", holdout loss {model.holdout_loss[0]:.4f} -> {model.holdout_loss[-1]:.4f}" \
+            if model.holdout_loss else ""
         print(f"{len(model.rules) - 1} of {args.max_rules} rules after the default rule "
               f"({model.status}), {args.loss} loss, training loss "
-              f"{model.training_loss[0]:.4f} -> {model.training_loss[-1]:.4f}, "
+              f"{model.training_loss[0]:.4f} -> {model.training_loss[-1]:.4f}{holdout}, "
               f"{model.seconds:.2f} s")
     sys.stdout.flush()       # printed first: a file that cannot be written must not cost it
     if args.save_model:
