@@ -33,11 +33,15 @@ _EPSILON = float(np.finfo(np.float32).eps)
 
 
 class RuleInduction:
-    """Algorithm 2 on one training set; the same interface as the reference's."""
+    """Algorithm 2 on one training set; the same interface as the reference's. With a
+    ``pool`` of n threads, the sampled numerical features are split into n blocks searched at
+    once (numpy releases the GIL); the first of least quality still wins."""
 
-    def __init__(self, data, config):
+    def __init__(self, data, config, pool=None):
         self.data = data
         self.config = config
+        self.pool = pool
+        self.n_blocks = 1 if pool is None else config.n_jobs
         self.numerical = np.array([f for f in range(data.n_features) if not data.nominal[f]],
                                   dtype=np.int64)
         self.row_of = np.full(data.n_features, -1, dtype=np.int64)
@@ -85,7 +89,11 @@ class RuleInduction:
         rows = self.row_of[features]
         rows = rows[rows >= 0]
         found = []                                    # (quality, feature, build)
-        if len(rows):
+        if self.n_blocks > 1 and len(rows) > 1:
+            blocks = np.array_split(rows, min(self.n_blocks, len(rows)))
+            found += self.pool.map(lambda block: self._numerical_refinement(
+                block, covered, order, stats, bar), blocks)
+        elif len(rows):
             found.append(self._numerical_refinement(rows, covered, order, stats, bar))
         for feature in features:
             if self.data.nominal[feature]:
@@ -96,10 +104,13 @@ class RuleInduction:
         quality, feature, build = min(found, key=lambda f: (f[0], f[1]))
         operator, threshold, chosen, sums = build()
         head, scores, _ = self._heads(sums)
-        covered_now = np.zeros(len(covered), dtype=bool)
-        covered_now[chosen] = True
-        return Refinement(Condition(feature, operator, float(threshold)), quality,
-                          outputs if head is None else outputs[[int(head)]],
+        condition = Condition(feature, operator, float(threshold))
+        if self.config.mlrl_compatible:          # the examples on its side of the vector
+            covered_now = np.zeros(len(covered), dtype=bool)
+            covered_now[chosen] = True
+        else:                                    # the examples its threshold covers
+            covered_now = covered & condition.covers(self.data.values[feature])
+        return Refinement(condition, quality, outputs if head is None else outputs[[int(head)]],
                           np.atleast_1d(scores), covered_now)
 
     def _heads(self, sums):
@@ -118,6 +129,10 @@ class RuleInduction:
         """Alg. 3 for the numerical features ``rows`` at once: (quality, feature, build) of the
         first candidate of least quality < ``bar`` in the reference's scan order, or None."""
         examples = order[rows]                                         # (r, m)
+        if not self.config.mlrl_compatible:      # examples of weight 0 take no part
+            counted = stats[-1][examples] > 0       # every row holds the same examples
+            if not counted.all():
+                examples = examples[counted].reshape(len(rows), int(counted[0].sum()))
         values = self.values[rows[:, None], examples]                  # x_τ
         totals = _totals(examples, values, covered, stats)
         phases = _numerical_phases(values, examples, stats, totals, self.config.mlrl_compatible,
@@ -153,7 +168,10 @@ class RuleInduction:
     def _nominal_refinement(self, feature, covered, stats, bar):
         """§3.3 for one nominal feature: (quality, feature, build) or None."""
         values = self.data.values[feature]
-        examples = np.flatnonzero(covered & ~np.isnan(values))
+        present = covered & ~np.isnan(values)
+        if not self.config.mlrl_compatible:
+            present &= stats[-1] > 0             # examples of weight 0 take no part
+        examples = np.flatnonzero(present)
         if not len(examples):
             return None
         chosen_stats = stats[:, examples]

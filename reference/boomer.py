@@ -44,11 +44,14 @@ class RuleInduction:
     ----------
     data : TrainingData
     config : SearchConfig
+    pool : concurrent.futures.Executor, optional
+        Searches the features in parallel (§5.1 of [1]); the result does not change.
     """
 
-    def __init__(self, data, config):
+    def __init__(self, data, config, pool=None):
         self.data = data
         self.config = config
+        self.map = map if pool is None else pool.map
 
     def find_rule(self, gradients, hessians, weights, sample_features):
         """The next rule for statistics ``gradients``/``hessians`` (n_examples, n_outputs),
@@ -65,9 +68,11 @@ class RuleInduction:
         while self.config.max_conditions is None or len(conditions) < self.config.max_conditions:
             refinement = None
             bar = 0.0 if best is None else best.quality
-            for feature in sample_features():
-                candidate = self._find_refinement(feature, covered, gradients, hessians, weights,
-                                                  outputs, bar)
+            # each feature against the rule's quality; then, in feature order, keep each
+            # strictly better one: the first feature of least quality wins
+            candidates = self.map(lambda feature: self._find_refinement(
+                feature, covered, gradients, hessians, weights, outputs, bar), sample_features())
+            for candidate in list(candidates):
                 if candidate is not None and candidate.quality < bar:
                     refinement, bar = candidate, candidate.quality
             if refinement is None:
@@ -87,6 +92,8 @@ class RuleInduction:
         """Alg. 3: the best condition on ``feature`` for the covered examples, or None."""
         values = self.data.values[feature]
         present = covered & ~np.isnan(values)        # §3.4: missing values are never covered
+        if not self.config.mlrl_compatible:
+            present &= weights > 0       # examples of weight 0 take no part in the search
         examples = np.flatnonzero(present)
         # the statistics the feature's conditions partition: covered, weighted, not missing
         total_g, total_h = _weighted_sum(examples, gradients, hessians, weights)
@@ -98,10 +105,13 @@ class RuleInduction:
                 continue                             # covers too few examples
             head_outputs, scores, quality = self._head(sum_g, sum_h, outputs)
             if quality < bar:                        # Alg. 3 lines 14, 18: strictly better
-                mask = np.zeros_like(covered)
-                mask[chosen] = True
-                best = Refinement(Condition(feature, operator, float(threshold)), quality,
-                                  head_outputs, scores, mask)
+                condition = Condition(feature, operator, float(threshold))
+                if self.config.mlrl_compatible:      # the examples on its side of the vector
+                    mask = np.zeros_like(covered)
+                    mask[chosen] = True
+                else:                                # the examples its threshold covers
+                    mask = covered & condition.covers(values)
+                best = Refinement(condition, quality, head_outputs, scores, mask)
                 bar = quality
         return best
 

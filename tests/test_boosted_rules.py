@@ -226,17 +226,18 @@ def test_each_test_class_runs_the_engine_it_names(monkeypatch):
 
 @given(datasets(max_examples=20), st.integers(1, 5), st.booleans(), st.booleans(),
        st.sampled_from([None, "with:0.7", "without:0.5", "stratified:0.6"]),
-       st.sampled_from([None, 0.3]), st.integers(0, 3))
+       st.sampled_from([None, 0.3]), st.integers(0, 3), st.sampled_from([1, 2, 3]))
 def test_fast_engine_learns_the_reference_engines_rules(dataset, max_rules, mlrl_compatible,
-                                                        sampling, instances, holdout, seed):
+                                                        sampling, instances, holdout, seed,
+                                                        n_jobs):
     """Same rules, same thresholds, same heads bit for bit, same curves, with and without
-    sampling and a holdout set."""
+    sampling and a holdout set, in one thread and in several."""
     columns, y, options = dataset
     models = [fit_boosted_rules(columns, y, max_rules=max_rules, engine=engine,
                                 mlrl_compatible=mlrl_compatible, feature_sampling=sampling,
                                 instance_sampling=instances, holdout=holdout, patience=2,
-                                random_state=seed, **options)
-              for engine in ("reference", "fast")]
+                                random_state=seed, n_jobs=jobs, **options)
+              for engine, jobs in (("reference", 1), ("fast", n_jobs))]
     assert models[0].rules == models[1].rules
     assert models[0].training_loss == models[1].training_loss
     assert models[0].holdout_loss == models[1].holdout_loss
@@ -247,8 +248,8 @@ def test_fast_engine_learns_the_reference_engines_rules(dataset, max_rules, mlrl
 @given(datasets(), st.lists(st.integers(0, 3), min_size=20, max_size=20))
 def test_a_weighted_search_finds_the_best_weighted_condition(engine, dataset, weights):
     """With example weights (instance sampling), the first condition's quality is the least
-    over every cut between counted examples, sums weighted; examples of weight 0 count
-    nowhere."""
+    over every condition between the examples of non-zero weight, sums weighted; the examples
+    of weight 0 are covered as the threshold says."""
     columns, y, options = dataset
     data = training_data(as_features(columns))
     weights = np.array(weights[:data.n_examples], dtype=np.int64)
@@ -262,15 +263,10 @@ def test_a_weighted_search_finds_the_best_weighted_condition(engine, dataset, we
     wg, wh = g * weights[:, None], h * weights[:, None]
     outputs = range(y.shape[1])
     best = math.inf
-    everything = np.ones(data.n_examples, dtype=bool)
-    for f, operator, threshold, mask in all_conditions(data, everything):
-        # a numerical cut is tried only between counted examples; a nominal value of an
-        # example of weight 0 still gives its == and != conditions
-        n_counted = (counted & ~np.isnan(data.values[f])).sum()
-        if not (data.nominal[f] or 0 < (mask & counted).sum() < n_counted):
-            continue
-        if (mask & counted).sum() >= options["min_coverage"]:
-            best = min(best, head_quality(wg, wh, mask & counted, outputs, options["head"],
+    # examples of weight 0 take no part in the search: the conditions of the counted ones
+    for f, operator, threshold, mask in all_conditions(data, counted):
+        if mask.sum() >= options["min_coverage"]:
+            best = min(best, head_quality(wg, wh, mask, outputs, options["head"],
                                           options["l1"], options["l2"])[0])
     if found is None:
         assert not best < -1e-9 * max(1.0, abs(best)), engine
@@ -307,6 +303,18 @@ def test_mlrl_compatible_search_reproduces_mlrl_boomer_quirks(engine, x, y, expe
                               feature_sampling=False, mlrl_compatible=True, engine=engine)
     condition, = model.rules[1].conditions
     assert (condition.operator, condition.threshold) == expected
+
+
+@pytest.mark.parametrize("engine", sorted(ENGINES))
+def test_threads_learn_the_same_rules(engine):
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(150, 7)).round(1)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) > 0).astype(int)
+    rules = [fit_boosted_rules(X, y, max_rules=4 if engine == "reference" else 30,
+                               engine=engine, n_jobs=jobs, random_state=1).rules
+             for jobs in (1, 3)]
+    assert rules[0] == rules[1]
 
 
 def test_the_paper_search_tries_every_boundary():

@@ -16,7 +16,8 @@ __all__ = ["BoostedRulesClassifier", "BoostedRulesRegressor"]
 
 _PARAMETERS = ("max_rules", "head", "shrinkage", "l1", "l2", "feature_sampling",
                "instance_sampling", "holdout", "patience", "min_coverage",
-               "max_conditions", "mlrl_compatible", "engine", "random_state", "time_limit",
+               "max_conditions", "mlrl_compatible", "engine", "random_state", "n_jobs",
+               "time_limit",
                "max_memory")
 
 _SHARED_DOC = """
@@ -61,6 +62,8 @@ _SHARED_DOC = """
         Both learn the same rules; "reference" follows the paper line by line.
     random_state : int or None, default None
         Seed of the feature and instance sampling and of the holdout split.
+    n_jobs : int >= 1, default 1
+        Threads searching the features of a condition at once; the rules do not change.
     time_limit : float or None, default None
         Seconds for the whole fit. When they run out, boosting stops after the rule under way
         and keeps the rules so far (``model_.status`` "time-limit", with a warning); likewise
@@ -100,7 +103,8 @@ class _BoostedRules(RuleEstimator):
     def __init__(self, max_rules=1000, *, loss=None, head="single", shrinkage=0.3, l1=0.0,
                  l2=1.0, feature_sampling=True, instance_sampling=None, holdout=None,
                  patience=50, min_coverage=1, max_conditions=None,
-                 mlrl_compatible=False, engine="fast", random_state=None, time_limit=None,
+                 mlrl_compatible=False, engine="fast", random_state=None, n_jobs=1,
+                 time_limit=None,
                  max_memory="auto", verbose=0):
         self.max_rules = max_rules
         self.loss = loss
@@ -117,6 +121,7 @@ class _BoostedRules(RuleEstimator):
         self.mlrl_compatible = mlrl_compatible
         self.engine = engine
         self.random_state = random_state
+        self.n_jobs = n_jobs
         self.time_limit = time_limit
         self.max_memory = max_memory
         self.verbose = verbose
@@ -221,14 +226,16 @@ class BoostedRulesClassifier(_BoostedRules):
     def __init__(self, max_rules=1000, *, loss="logistic", head="single", shrinkage=0.3,
                  l1=0.0, l2=1.0, feature_sampling=True, instance_sampling=None, holdout=None,
                  patience=50, min_coverage=1, max_conditions=None,
-                 mlrl_compatible=False, engine="fast", random_state=None, time_limit=None,
+                 mlrl_compatible=False, engine="fast", random_state=None, n_jobs=1,
+                 time_limit=None,
                  max_memory="auto", verbose=0):
         super().__init__(max_rules, loss=loss, head=head, shrinkage=shrinkage, l1=l1, l2=l2,
                          feature_sampling=feature_sampling,
                          instance_sampling=instance_sampling, holdout=holdout,
                          patience=patience, min_coverage=min_coverage,
                          max_conditions=max_conditions, mlrl_compatible=mlrl_compatible,
-                         engine=engine, random_state=random_state, time_limit=time_limit,
+                         engine=engine, random_state=random_state, n_jobs=n_jobs,
+                         time_limit=time_limit,
                          max_memory=max_memory, verbose=verbose)
 
     def fit(self, X, y):
@@ -323,14 +330,16 @@ class BoostedRulesRegressor(_BoostedRules):
     def __init__(self, max_rules=1000, *, loss="squared", head="single", shrinkage=0.3, l1=0.0,
                  l2=1.0, feature_sampling=True, instance_sampling=None, holdout=None,
                  patience=50, min_coverage=1, max_conditions=None,
-                 mlrl_compatible=False, engine="fast", random_state=None, time_limit=None,
+                 mlrl_compatible=False, engine="fast", random_state=None, n_jobs=1,
+                 time_limit=None,
                  max_memory="auto", verbose=0):
         super().__init__(max_rules, loss=loss, head=head, shrinkage=shrinkage, l1=l1, l2=l2,
                          feature_sampling=feature_sampling,
                          instance_sampling=instance_sampling, holdout=holdout,
                          patience=patience, min_coverage=min_coverage,
                          max_conditions=max_conditions, mlrl_compatible=mlrl_compatible,
-                         engine=engine, random_state=random_state, time_limit=time_limit,
+                         engine=engine, random_state=random_state, n_jobs=n_jobs,
+                         time_limit=time_limit,
                          max_memory=max_memory, verbose=verbose)
 
     def fit(self, X, y):

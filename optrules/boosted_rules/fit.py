@@ -8,9 +8,10 @@ its head by ``shrinkage``, add it to the scores of the examples it covers and up
 statistics. ``specs/boosted-rules.md`` states every step.
 """
 
+import contextlib
 import importlib
-import math
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -47,6 +48,7 @@ BOOSTED_RULES_CONSTRAINTS = {
     "mlrl_compatible": [Boolean()],
     "engine": [Options(ENGINES)],
     "random_state": [Integer(0), None],
+    "n_jobs": [Integer(1)],
     "time_limit": [Real(), None],
     "max_memory": [Real(), None, Options(("auto",))],
     "progress": [Callable(), None],
@@ -57,7 +59,7 @@ def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, s
                       l1=0.0, l2=1.0, feature_sampling=True, instance_sampling=None,
                       holdout=None, patience=50, min_coverage=1,
                       max_conditions=None, mlrl_compatible=False, engine="fast",
-                      random_state=None, time_limit=None, max_memory="auto", budget=None,
+                      random_state=None, n_jobs=1, time_limit=None, max_memory="auto", budget=None,
                       output_names=None, progress=None):
     """Learn a default rule and ``max_rules`` boosted rules greedily (BOOMER).
 
@@ -104,6 +106,8 @@ def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, s
     engine : {"fast", "reference"}, default "fast"
     random_state : int or None, default None
         Seed of the feature sampling.
+    n_jobs : int >= 1, default 1
+        Threads searching the features of a refinement at once (the rules do not change).
     time_limit : float or None, default None
         Seconds for the whole fit; when they run out, or at a first Ctrl-C (SIGINT) or
         SIGTERM, or when the process's resident memory reaches ``max_memory`` MB ("auto": half
@@ -135,7 +139,8 @@ def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, s
         "l2": l2, "feature_sampling": feature_sampling, "instance_sampling": instance_sampling,
         "holdout": holdout, "patience": patience, "min_coverage": min_coverage,
         "max_conditions": max_conditions, "mlrl_compatible": mlrl_compatible,
-        "engine": engine, "random_state": random_state, "time_limit": time_limit,
+        "engine": engine, "random_state": random_state, "n_jobs": n_jobs,
+        "time_limit": time_limit,
         "max_memory": max_memory, "progress": progress}, "fit_boosted_rules")
     data = training_data(as_features(X))
     targets = _targets(y, data.n_examples, given["loss"])
@@ -164,12 +169,21 @@ def _assemble(data, targets, output_names, given, budget):
     """Algorithm 1: the default rule, then ``max_rules`` induced rules, while ``budget``
     allows and the holdout loss keeps improving."""
     start = time.perf_counter()
-    loss = LOSSES[given["loss"]]
     l1, l2 = regularisation(given["l1"], given["l2"])
-    shrinkage = float(np.float32(given["shrinkage"]))
     config = SearchConfig(given["head"], l1, l2, given["min_coverage"], given["max_conditions"],
-                          given["mlrl_compatible"])
-    induction = importlib.import_module(ENGINES[given["engine"]]).RuleInduction(data, config)
+                          given["mlrl_compatible"], given["n_jobs"])
+    with ThreadPoolExecutor(given["n_jobs"]) if given["n_jobs"] > 1 else \
+            contextlib.nullcontext() as pool:
+        engine = importlib.import_module(ENGINES[given["engine"]])
+        return _boost(engine.RuleInduction(data, config, pool), data, targets, output_names,
+                      given, config, budget, start)
+
+
+def _boost(induction, data, targets, output_names, given, config, budget, start):
+    """The loop of Algorithm 1 with a ready :class:`RuleInduction`."""
+    loss = LOSSES[given["loss"]]
+    l1, l2 = config.l1, config.l2
+    shrinkage = float(np.float32(given["shrinkage"]))
     sampler = Sampler(targets, data.n_features, given["loss"] == "logistic",
                       given["feature_sampling"],
                       None if given["instance_sampling"] is None

@@ -26,6 +26,9 @@ class SearchConfig:
     mlrl_compatible : bool
         Reproduce mlrl-boomer 0.12.3's numerical search exactly (its skipped boundary and its
         threshold between negative and other values).
+    n_jobs : int
+        Threads of the engine's pool (the fast engine splits the features into this many
+        blocks).
     """
 
     head: str = "single"
@@ -34,6 +37,7 @@ class SearchConfig:
     min_coverage: int = 1
     max_conditions: int | None = None
     mlrl_compatible: bool = False
+    n_jobs: int = 1
 
 
 @dataclass(frozen=True, eq=False)

@@ -78,6 +78,9 @@ def add_parser(commands):
                         help="random seed of the sampling and the holdout split")
     search.add_argument("--mlrl-compatible", action="store_true",
                         help="reproduce mlrl-boomer 0.12.3's numerical search, quirks included")
+    search.add_argument("--n-jobs", type=int, default=1, metavar="N",
+                        help="threads searching the features at once (default 1; the same "
+                             "rules)")
     search.add_argument("--engine", choices=sorted(ENGINES), default="fast",
                         help="fast (default) or reference (follows the paper line by line): "
                              "the same rules")
@@ -142,6 +145,7 @@ def run(args, parser):
         holdout=_holdout(args.holdout), patience=args.patience,
         min_coverage=args.min_coverage, max_conditions=args.max_conditions,
         mlrl_compatible=args.mlrl_compatible, engine=args.engine, random_state=args.seed,
+        n_jobs=args.n_jobs,
         time_limit=remaining_time(args), max_memory=args.max_memory,
         verbose=int(verbosity(args) == 2)).fit(features, y)
     model = estimator.model_
