@@ -37,11 +37,12 @@ class RuleInduction:
     ``pool`` of n threads, the sampled numerical features are split into n blocks searched at
     once (numpy releases the GIL); the first of least quality still wins."""
 
-    def __init__(self, data, config, pool=None):
+    def __init__(self, data, config, pool=None, bins=None):
         self.data = data
         self.config = config
         self.pool = pool
         self.n_blocks = 1 if pool is None else config.n_jobs
+        self.bins = bins
         self.numerical = np.array([f for f in range(data.n_features) if not data.nominal[f]],
                                   dtype=np.int64)
         self.row_of = np.full(data.n_features, -1, dtype=np.int64)
@@ -56,6 +57,14 @@ class RuleInduction:
         ordered = np.take_along_axis(self.values, self.order, axis=1)
         close = ~_differ(ordered[:, :-1], ordered[:, 1:]) & (ordered[:, :-1] != ordered[:, 1:])
         self.plain_inequality = not close.any()
+        if bins is not None:       # §4: each numerical feature's bins, thresholds padded
+            numerical = [bins[f] for f in self.numerical]
+            self.bin_index = np.array([b.index for b in numerical]).reshape(
+                len(numerical), data.n_examples)
+            width = max((len(b.thresholds) for b in numerical), default=0)
+            self.bin_thresholds = np.full((len(numerical), width), np.nan, dtype=np.float32)
+            for row, b in enumerate(numerical):
+                self.bin_thresholds[row, :len(b.thresholds)] = b.thresholds
 
     def find_rule(self, gradients, hessians, weights, sample_features):
         """See :meth:`optrules.reference.boomer.RuleInduction.find_rule`."""
@@ -89,12 +98,13 @@ class RuleInduction:
         rows = self.row_of[features]
         rows = rows[rows >= 0]
         found = []                                    # (quality, feature, build)
+        search = self._numerical_refinement if self.bins is None else self._histogram_refinement
         if self.n_blocks > 1 and len(rows) > 1:
             blocks = np.array_split(rows, min(self.n_blocks, len(rows)))
-            found += self.pool.map(lambda block: self._numerical_refinement(
-                block, covered, order, stats, bar), blocks)
+            found += self.pool.map(lambda block: search(block, covered, order, stats, bar),
+                                   blocks)
         elif len(rows):
-            found.append(self._numerical_refinement(rows, covered, order, stats, bar))
+            found.append(search(rows, covered, order, stats, bar))
         for feature in features:
             if self.data.nominal[feature]:
                 found.append(self._nominal_refinement(int(feature), covered, stats, bar))
@@ -137,22 +147,10 @@ class RuleInduction:
         totals = _totals(examples, values, covered, stats)
         phases = _numerical_phases(values, examples, stats, totals, self.config.mlrl_compatible,
                                    self.plain_inequality)
-        qualities = [[np.where(phase.valid, self._heads(sums)[2], np.inf)
-                      for sums in (phase.inside, phase.outside)] for phase in phases]
-        least = min((q.min() for pair in qualities for q in pair if q.size), default=np.inf)
-        if not least < bar:
+        first = self._first_of_least(phases, bar)
+        if first is None:
             return None
-        # the first of least quality in scan order: least row, then phase, boundary, side
-        first = None
-        for rank, (phase, (inside, outside)) in enumerate(zip(phases, qualities)):
-            hits = np.flatnonzero((inside == least) | (outside == least))
-            if len(hits):
-                row, j = np.unravel_index(hits[0], inside.shape)
-                side = 0 if inside[row, j] == least else 1
-                if first is None or row < first[0]:
-                    first = (int(row), rank, int(j), side)
-        row, rank, j, side = first
-        phase = phases[rank]
+        least, row, phase, j, side = first
         feature = int(self.numerical[rows[row]])
 
         def build():
@@ -163,7 +161,57 @@ class RuleInduction:
                 return "<=", threshold, examples[row, :split], sums
             n_present = int((~np.isnan(values[row])).sum())
             return ">", threshold, examples[row, split:n_present], sums
-        return float(least), feature, build
+        return least, feature, build
+
+    def _histogram_refinement(self, rows, covered, order, stats, bar):
+        """§4 for the numerical features ``rows`` at once (``order`` is not needed): Algorithm
+        4's histograms of the covered examples (``np.add.at`` adds in example order, as the
+        reference), then the thresholds between occupied bins, ascending; (quality, feature,
+        build) or None."""
+        examples = np.flatnonzero(covered & (stats[-1] > 0))
+        r, n_bins = len(rows), self.bin_thresholds.shape[1] + 1
+        index = self.bin_index[rows][:, examples]                      # (r, |E|), -1 missing
+        present = index >= 0
+        target = (np.arange(r)[:, None] * n_bins + index)[present]
+        chosen = np.broadcast_to(stats[:, examples][:, None, :],
+                                 (len(stats), r, len(examples)))[:, present]
+        histogram = np.zeros((r * n_bins, len(stats)))
+        np.add.at(histogram, target, chosen.T)
+        histogram = histogram.T.reshape(len(stats), r, n_bins)
+        totals = np.empty((len(stats), r))
+        for row in range(r):
+            kept = examples[present[row]]
+            totals[:, row] = np.cumsum(stats[:, kept], axis=1)[:, -1] if len(kept) else 0.0
+        inside = np.cumsum(histogram, axis=2)[:, :, :-1]                # bins <= b
+        valid = (histogram[-1, :, :-1] > 0) & (inside[-1] < totals[-1][:, None])
+        phase = _Phase(valid, inside, totals[:, :, None] - inside, None, None, True)
+        first = self._first_of_least([phase], bar)
+        if first is None:
+            return None
+        least, row, _, j, side = first
+
+        def build():
+            sums = (phase.inside, phase.outside)[side][:, row, j]
+            return ("<=", ">")[side], self.bin_thresholds[rows[row], j], None, sums
+        return least, int(self.numerical[rows[row]]), build
+
+    def _first_of_least(self, phases, bar):
+        """(quality, row, phase, j, side) of the first candidate of least quality < ``bar``
+        in scan order (least row, then phase, boundary j, side), or None."""
+        qualities = [[np.where(phase.valid, self._heads(sums)[2], np.inf)
+                      for sums in (phase.inside, phase.outside)] for phase in phases]
+        least = min((q.min() for pair in qualities for q in pair if q.size), default=np.inf)
+        if not least < bar:
+            return None
+        first = None
+        for phase, (inside, outside) in zip(phases, qualities):
+            hits = np.flatnonzero((inside == least) | (outside == least))
+            if len(hits):
+                row, j = np.unravel_index(hits[0], inside.shape)
+                side = 0 if inside[row, j] == least else 1
+                if first is None or row < first[1]:
+                    first = (float(least), int(row), phase, int(j), side)
+        return first
 
     def _nominal_refinement(self, feature, covered, stats, bar):
         """§3.3 for one nominal feature: (quality, feature, build) or None."""

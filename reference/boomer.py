@@ -46,12 +46,16 @@ class RuleInduction:
     config : SearchConfig
     pool : concurrent.futures.Executor, optional
         Searches the features in parallel (§5.1 of [1]); the result does not change.
+    bins : tuple of FeatureBins, optional
+        Each numerical feature's bins: the histogram-based search (§4 of [1]) instead of the
+        pre-sorted one.
     """
 
-    def __init__(self, data, config, pool=None):
+    def __init__(self, data, config, pool=None, bins=None):
         self.data = data
         self.config = config
         self.map = map if pool is None else pool.map
+        self.bins = bins
 
     def find_rule(self, gradients, hessians, weights, sample_features):
         """The next rule for statistics ``gradients``/``hessians`` (n_examples, n_outputs),
@@ -97,20 +101,27 @@ class RuleInduction:
         examples = np.flatnonzero(present)
         # the statistics the feature's conditions partition: covered, weighted, not missing
         total_g, total_h = _weighted_sum(examples, gradients, hessians, weights)
-        search = _nominal_candidates if self.data.nominal[feature] else _numerical_candidates
+        if self.data.nominal[feature]:
+            candidates = _nominal_candidates(values, examples, gradients, hessians, weights,
+                                             total_g, total_h)
+        elif self.bins is not None:
+            candidates = _histogram_candidates(self.bins[feature], examples, gradients,
+                                               hessians, weights, total_g, total_h)
+        else:
+            candidates = _numerical_candidates(values, examples, gradients, hessians, weights,
+                                               total_g, total_h, self.config.mlrl_compatible)
         best = None
-        for operator, threshold, chosen, sum_g, sum_h in search(
-                values, examples, gradients, hessians, weights, total_g, total_h, self.config):
-            if (weights[chosen] > 0).sum() < self.config.min_coverage:
+        for operator, threshold, chosen, sum_g, sum_h in candidates:
+            condition = Condition(feature, operator, float(threshold))
+            if self.config.mlrl_compatible:          # the examples on its side of the vector
+                mask = np.zeros_like(covered)
+                mask[chosen] = True
+            else:                                    # the examples its threshold covers
+                mask = covered & condition.covers(values)
+            if (mask & (weights > 0)).sum() < self.config.min_coverage:
                 continue                             # covers too few examples
             head_outputs, scores, quality = self._head(sum_g, sum_h, outputs)
             if quality < bar:                        # Alg. 3 lines 14, 18: strictly better
-                condition = Condition(feature, operator, float(threshold))
-                if self.config.mlrl_compatible:      # the examples on its side of the vector
-                    mask = np.zeros_like(covered)
-                    mask[chosen] = True
-                else:                                # the examples its threshold covers
-                    mask = covered & condition.covers(values)
                 best = Refinement(condition, quality, head_outputs, scores, mask)
                 bar = quality
         return best
@@ -136,7 +147,7 @@ def _weighted_sum(examples, gradients, hessians, weights):
 
 
 def _numerical_candidates(values, examples, gradients, hessians, weights, total_g, total_h,
-                          config):
+                          mlrl_compatible):
     """Alg. 3 with §3.2's phases: yield (operator, threshold, examples covered, Σg, Σh) for
     every candidate condition on a numerical feature, in evaluation order."""
     order = examples[np.argsort(values[examples], kind="stable")]   # x_τ, eq. 4
@@ -165,7 +176,7 @@ def _numerical_candidates(values, examples, gradients, hessians, weights, total_
     previous = None
     # mlrl-boomer 0.12.3 stops one example early: the boundary between the two smallest
     # values from zero up is never evaluated
-    stop = n_negative + 1 if config.mlrl_compatible else n_negative
+    stop = n_negative + 1 if mlrl_compatible else n_negative
     for i in range(len(order) - 1, n_negative - 1, -1):
         if previous is None and not counted[i]:
             continue
@@ -187,7 +198,7 @@ def _numerical_candidates(values, examples, gradients, hessians, weights, total_
         yield ">", threshold, order[n_negative:], total_g - negative_g, total_h - negative_h
 
 
-def _nominal_candidates(values, examples, gradients, hessians, weights, total_g, total_h, config):
+def _nominal_candidates(values, examples, gradients, hessians, weights, total_g, total_h):
     """§3.3: yield (operator, value, examples covered, Σg, Σh) for ``x == v`` and ``x != v``
     of every value v of a nominal feature, in increasing order of v."""
     codes = values[examples]
@@ -196,3 +207,25 @@ def _nominal_candidates(values, examples, gradients, hessians, weights, total_g,
         sum_g, sum_h = _weighted_sum(chosen, gradients, hessians, weights)
         yield "==", value, chosen, sum_g, sum_h
         yield "!=", value, examples[codes != value], total_g - sum_g, total_h - sum_h
+
+
+def _histogram_candidates(bins, examples, gradients, hessians, weights, total_g, total_h):
+    """§4: yield (operator, threshold, None, Σg, Σh) (the threshold says what it covers) for ``x <= t_b`` and ``x > t_b`` at each
+    threshold between two occupied bins of the covered examples, ascending."""
+    # Alg. 4: the histogram of the covered examples' weighted statistics, in example order
+    n_bins = bins.n_bins
+    histogram_g = np.zeros((n_bins, gradients.shape[1]))
+    histogram_h = np.zeros((n_bins, hessians.shape[1]))
+    occupied = np.zeros(n_bins, dtype=bool)
+    for n in examples:
+        b = bins.index[n]
+        histogram_g[b] += weights[n] * gradients[n]
+        histogram_h[b] += weights[n] * hessians[n]
+        occupied[b] = True
+    bins_in_use = np.flatnonzero(occupied)
+    sum_g, sum_h = np.zeros_like(total_g), np.zeros_like(total_h)
+    for b in bins_in_use[:-1]:           # the boundary after bin b, below the next occupied one
+        sum_g += histogram_g[b]
+        sum_h += histogram_h[b]
+        yield "<=", bins.thresholds[b], None, sum_g.copy(), sum_h.copy()
+        yield ">", bins.thresholds[b], None, total_g - sum_g, total_h - sum_h

@@ -226,16 +226,18 @@ def test_each_test_class_runs_the_engine_it_names(monkeypatch):
 
 @given(datasets(max_examples=20), st.integers(1, 5), st.booleans(), st.booleans(),
        st.sampled_from([None, "with:0.7", "without:0.5", "stratified:0.6"]),
-       st.sampled_from([None, 0.3]), st.integers(0, 3), st.sampled_from([1, 2, 3]))
+       st.sampled_from([None, 0.3]), st.integers(0, 3), st.sampled_from([1, 2, 3]),
+       st.sampled_from([None, "width:0.5", "frequency:0.34", "width:1"]))
 def test_fast_engine_learns_the_reference_engines_rules(dataset, max_rules, mlrl_compatible,
                                                         sampling, instances, holdout, seed,
-                                                        n_jobs):
+                                                        n_jobs, binning):
     """Same rules, same thresholds, same heads bit for bit, same curves, with and without
-    sampling and a holdout set, in one thread and in several."""
+    sampling, a holdout set and binning, in one thread and in several."""
     columns, y, options = dataset
     models = [fit_boosted_rules(columns, y, max_rules=max_rules, engine=engine,
-                                mlrl_compatible=mlrl_compatible, feature_sampling=sampling,
-                                instance_sampling=instances, holdout=holdout, patience=2,
+                                mlrl_compatible=mlrl_compatible and binning is None,
+                                feature_sampling=sampling, instance_sampling=instances,
+                                holdout=holdout, patience=2, binning=binning,
                                 random_state=seed, n_jobs=jobs, **options)
               for engine, jobs in (("reference", 1), ("fast", n_jobs))]
     assert models[0].rules == models[1].rules
@@ -315,6 +317,86 @@ def test_threads_learn_the_same_rules(engine):
                                engine=engine, n_jobs=jobs, random_state=1).rules
              for jobs in (1, 3)]
     assert rules[0] == rules[1]
+
+
+@pytest.mark.parametrize("engine", sorted(ENGINES))
+@given(datasets(), st.sampled_from(["width:0.5", "frequency:0.5", "width:0.2"]))
+def test_the_histogram_search_finds_the_best_bin_threshold(engine, dataset, binning):
+    """§4: the first condition is the best of x <= t_b / x > t_b over the thresholds between
+    neighbouring bins (and the nominal conditions)."""
+    columns, y, options = dataset
+    data = training_data(as_features(columns))
+    model = fit_boosted_rules(columns, y, max_rules=1, max_conditions=1, binning=binning,
+                              feature_sampling=False, engine=engine, **options)
+    g, h = statistics(model, data, y, 0)
+    outputs = range(y.shape[1])
+    method, ratio = binning.split(":")
+    masks = []
+    for f, values in enumerate(data.values):
+        if data.nominal[f]:
+            masks += [m for ff, _, _, m in all_conditions(data, np.ones(len(values), bool))
+                      if ff == f]
+            continue
+        for threshold in brute_force_bins(values, method, float(ratio))[1]:
+            present = ~np.isnan(values)
+            masks += [present & (values <= threshold), present & (values > threshold)]
+    qualities = [head_quality(g, h, m, outputs, options["head"], options["l1"],
+                              options["l2"])[0] for m in masks
+                 if m.sum() >= options["min_coverage"]]
+    best = min(qualities, default=math.inf)
+    if len(model.rules) == 1:
+        assert not best < -1e-9 * max(1.0, abs(best)), engine
+        return
+    condition, = model.rules[1].conditions
+    mask = condition.covers(data.values[condition.feature])
+    rule_outputs = model.rules[1].outputs if options["head"] == "single" else outputs
+    chosen = head_quality(g, h, mask, rule_outputs, options["head"], options["l1"],
+                          options["l2"])[0]
+    assert chosen <= best + 1e-9 * max(1.0, abs(best)), engine
+
+
+def brute_force_bins(values, method, ratio):
+    """(bin of each present value, thresholds) straight from eq. 6-8: B = max(2, ⌈ratio·D⌉)
+    capped at D distinct values; equal values share the bin of their first rank; thresholds
+    between neighbouring non-empty bins."""
+    present = np.sort(values[~np.isnan(values)])
+    distinct = sorted(set(present.tolist()))
+    if not distinct:
+        return {}, []
+    n_bins = min(len(distinct), max(2, math.ceil(ratio * len(distinct))))
+    if method == "width":
+        width = (distinct[-1] - distinct[0]) / n_bins
+        bin_of = {v: 0 if width == 0 else min(int((v - distinct[0]) / width), n_bins - 1)
+                  for v in distinct}
+    else:
+        first = {}
+        for rank, v in enumerate(present.tolist()):
+            first.setdefault(v, rank)
+        bin_of = {v: first[v] * n_bins // len(present) for v in distinct}
+    thresholds = []
+    for small, large in zip(distinct[:-1], distinct[1:]):
+        if bin_of[small] != bin_of[large]:
+            thresholds.append(np.float32(small + float(np.float32(large - small)) * 0.5))
+    return bin_of, thresholds
+
+
+@given(st.lists(st.one_of(st.integers(-5, 5), st.floats(-3, 3, width=32), st.just(None)),
+                min_size=1, max_size=30),
+       st.sampled_from(["width", "frequency"]), st.sampled_from([0.1, 0.33, 0.5, 1.0]))
+def test_binning_follows_the_papers_equations(cells, method, ratio):
+    from optrules.boosted_rules.binning import feature_bins
+    values = np.array([np.nan if c is None else c for c in cells], dtype=np.float32)
+    bins = feature_bins(values, method, ratio)
+    bin_of, thresholds = brute_force_bins(values, method, ratio)
+    assert bins.thresholds.tolist() == [float(t) for t in thresholds]
+    present = ~np.isnan(values)
+    assert (bins.index[~present] == -1).all()
+    # the same partition of the values, bins numbered in increasing order of value
+    groups = {}
+    for value, b in zip(values[present].tolist(), bins.index[present].tolist()):
+        groups.setdefault(b, set()).add(bin_of[value])
+    assert all(len(g) == 1 for g in groups.values())
+    assert sorted(groups) == list(range(bins.n_bins))
 
 
 def test_the_paper_search_tries_every_boundary():

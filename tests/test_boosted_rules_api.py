@@ -229,6 +229,10 @@ def test_bad_sampling_parameters_name_the_parameter():
     X, Y = multi_label_data()
     with pytest.raises(ValueError, match="'instance_sampling' parameter .* must be 'KIND:R'"):
         BoostedRulesClassifier(2, instance_sampling="with:2").fit(X, Y)
+    with pytest.raises(ValueError, match="cannot be combined with binning"):
+        BoostedRulesClassifier(2, binning="width:0.5", mlrl_compatible=True).fit(X, Y)
+    with pytest.raises(ValueError, match=r"'binning' parameter .* KIND one of width, frequency"):
+        BoostedRulesClassifier(2, binning="quantile:0.5").fit(X, Y)
     with pytest.raises(ValueError, match=r"'holdout' parameter .* must be a number in \(0, 1\)"):
         BoostedRulesClassifier(2, holdout=1.0).fit(X, Y)
 
@@ -236,7 +240,7 @@ def test_bad_sampling_parameters_name_the_parameter():
 def test_cli_holdout_and_instance_sampling(table, capsys):
     assert main(["boomer", "--csv", str(table), "--target", "y0", "--max-rules", "30",
                  "--instance-sampling", "stratified:0.5", "--holdout", "0.25", "--patience",
-                 "5", "--seed", "2", "--quiet"]) == 0
+                 "5", "--seed", "2", "--binning", "frequency:0.5", "--quiet"]) == 0
     assert "holdout loss" in capsys.readouterr().out
     assert main(["boomer", "--csv", str(table), "--target", "y0", "--holdout", "x"]) == 2
     assert "--holdout must be none or a number" in capsys.readouterr().err

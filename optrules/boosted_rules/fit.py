@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from optrules.boosted_rules.binning import BINNINGS, feature_bins
 from optrules.boosted_rules.heads import HEADS, output_scores, regularisation
 from optrules.boosted_rules.losses import LOSSES
 from optrules.boosted_rules.model import BoostedRules, Rule
@@ -42,6 +43,7 @@ BOOSTED_RULES_CONSTRAINTS = {
     "feature_sampling": [Boolean()],
     "instance_sampling": [KindAndShare(INSTANCE_SAMPLING), None],
     "holdout": [Real(0, high=1), None],
+    "binning": [KindAndShare(BINNINGS), None],
     "patience": [Integer(1)],
     "min_coverage": [Integer(1)],
     "max_conditions": [Integer(1), None],
@@ -57,7 +59,7 @@ BOOSTED_RULES_CONSTRAINTS = {
 
 def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, shrinkage=0.3,
                       l1=0.0, l2=1.0, feature_sampling=True, instance_sampling=None,
-                      holdout=None, patience=50, min_coverage=1,
+                      holdout=None, patience=50, binning=None, min_coverage=1,
                       max_conditions=None, mlrl_compatible=False, engine="fast",
                       random_state=None, n_jobs=1, time_limit=None, max_memory="auto", budget=None,
                       output_names=None, progress=None):
@@ -98,6 +100,11 @@ def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, s
         With a holdout set, stop once the last ``patience`` rules have not lowered the holdout
         loss below its least value so far, and keep the rules up to that least value (status
         "early-stopping").
+    binning : {"width:R", "frequency:R"} or None, default None
+        The histogram-based search (Rapp et al. 2023, §4): each numerical feature's values are
+        put once into max(2, ⌈R · distinct values⌉) equal-width or equal-frequency bins, and
+        only the thresholds between neighbouring bins are tried. Not with
+        ``mlrl_compatible``.
     min_coverage : int >= 1, default 1
     max_conditions : int or None, default None
     mlrl_compatible : bool, default False
@@ -137,11 +144,15 @@ def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, s
     given = validate_params(BOOSTED_RULES_CONSTRAINTS, {
         "loss": loss, "head": head, "max_rules": max_rules, "shrinkage": shrinkage, "l1": l1,
         "l2": l2, "feature_sampling": feature_sampling, "instance_sampling": instance_sampling,
-        "holdout": holdout, "patience": patience, "min_coverage": min_coverage,
+        "holdout": holdout, "patience": patience, "binning": binning,
+        "min_coverage": min_coverage,
         "max_conditions": max_conditions, "mlrl_compatible": mlrl_compatible,
         "engine": engine, "random_state": random_state, "n_jobs": n_jobs,
         "time_limit": time_limit,
         "max_memory": max_memory, "progress": progress}, "fit_boosted_rules")
+    if given["binning"] is not None and given["mlrl_compatible"]:
+        raise ValueError("fit_boosted_rules: mlrl_compatible reproduces mlrl-boomer's "
+                         "pre-sorted search; it cannot be combined with binning.")
     data = training_data(as_features(X))
     targets = _targets(y, data.n_examples, given["loss"])
     names = tuple(output_names) if output_names is not None else \
@@ -175,8 +186,17 @@ def _assemble(data, targets, output_names, given, budget):
     with ThreadPoolExecutor(given["n_jobs"]) if given["n_jobs"] > 1 else \
             contextlib.nullcontext() as pool:
         engine = importlib.import_module(ENGINES[given["engine"]])
-        return _boost(engine.RuleInduction(data, config, pool), data, targets, output_names,
-                      given, config, budget, start)
+        induction = engine.RuleInduction(data, config, pool, _bins(data, given["binning"]))
+        return _boost(induction, data, targets, output_names, given, config, budget, start)
+
+
+def _bins(data, binning):
+    """Each numerical feature's :class:`FeatureBins` (None for nominal ones), or None."""
+    if binning is None:
+        return None
+    method, ratio = KindAndShare.split(binning)
+    return tuple(None if nominal else feature_bins(values, method, ratio)
+                 for values, nominal in zip(data.values, data.nominal))
 
 
 def _boost(induction, data, targets, output_names, given, config, budget, start):

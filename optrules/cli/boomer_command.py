@@ -74,6 +74,9 @@ def add_parser(commands):
     search.add_argument("--patience", type=int, default=50, metavar="K",
                         help="with --holdout: stop after K rules without a new least holdout "
                              "loss (default 50)")
+    search.add_argument("--binning", default="none", metavar="none|width:R|frequency:R",
+                        help="histogram-based search with R bins per distinct value "
+                             "(default none: the pre-sorted search)")
     search.add_argument("--seed", type=_non_negative_int, metavar="S",
                         help="random seed of the sampling and the holdout split")
     search.add_argument("--mlrl-compatible", action="store_true",
@@ -143,6 +146,7 @@ def run(args, parser):
         l2=args.l2, feature_sampling=args.feature_sampling == "on",
         instance_sampling=None if args.instance_sampling == "none" else args.instance_sampling,
         holdout=_holdout(args.holdout), patience=args.patience,
+        binning=None if args.binning == "none" else args.binning,
         min_coverage=args.min_coverage, max_conditions=args.max_conditions,
         mlrl_compatible=args.mlrl_compatible, engine=args.engine, random_state=args.seed,
         n_jobs=args.n_jobs,
