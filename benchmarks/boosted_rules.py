@@ -4,7 +4,8 @@ learning", ADAC 2023, back to back in one run, one thread each.
 
 Run by hand (in the optrules environment with its test extra, for scikit-learn):
     python benchmarks/boosted_rules.py [--datasets breast synthetic] [--rules 1000]
-        [--sampling on off] [--engine fast] [--mlrl /work/boomer-venv/bin/python]
+        [--sampling on off] [--search dense histogram] [--engine fast]
+        [--mlrl /work/boomer-venv/bin/python]
     python benchmarks/boosted_rules.py --write-fixture [--mlrl PYTHON]
 
 For every dataset and feature-sampling setting it prints the fit seconds of each tool (median
@@ -13,7 +14,10 @@ many of the first rules are identical. Both tools learn ``--rules`` single-label
 default rule (mlrl-boomer's ``max_rules`` counts the default rule, so it gets one more) with
 instance sampling, holdout, binning, pruning, post-optimisation and parallelism off; optrules
 runs with ``mlrl_compatible=True``. With feature sampling on, the two draw different random
-features, so only the times compare. The machine is shared: compare ratios within one run.
+features, so only the times compare. ``--search histogram`` runs both with equal-width bins,
+bin ratio 0.33 (mlrl-boomer's ``feature_binning='equal-width'``, optrules'
+``binning="width:0.33"``); their binning details differ, so again only the times compare.
+The machine is shared: compare ratios within one run.
 
 mlrl-boomer lives in its own environment (never a dependency of optrules)::
 
@@ -82,21 +86,23 @@ def dataset(name):
     return X, y
 
 
-def run_mlrl(python, path, n_rules, sampling, repeats):
+def run_mlrl(python, path, n_rules, sampling, repeats, histogram=False):
     settings = dict(MLRL_OFF, max_rules=n_rules + 1,
-                    feature_sampling="without-replacement" if sampling else "none")
+                    feature_sampling="without-replacement" if sampling else "none",
+                    feature_binning="equal-width" if histogram else "none")
     output = subprocess.run([python, "-c", MLRL_CHILD, path, json.dumps(settings),
                              str(repeats)], check=True, capture_output=True, text=True)
     return json.loads(output.stdout)
 
 
-def run_optrules(X, y, n_rules, sampling, engine, repeats):
+def run_optrules(X, y, n_rules, sampling, engine, repeats, histogram=False):
     from optrules.boosted_rules import fit_boosted_rules
     seconds = []
     for _ in range(repeats):
         start = time.perf_counter()
         model = fit_boosted_rules(X, y, max_rules=n_rules, feature_sampling=sampling,
-                                  mlrl_compatible=True, engine=engine, random_state=0)
+                                  mlrl_compatible=not histogram, engine=engine, random_state=0,
+                                  binning="width:0.33" if histogram else None)
         seconds.append(time.perf_counter() - start)
     rules = [{"conditions": sorted((c.feature, c.operator, c.threshold) for c in rule.conditions),
               "head": {k: s for k, s in zip(rule.outputs, rule.scores)}}
@@ -139,6 +145,8 @@ def main():
                         choices=["breast", "synthetic"])
     parser.add_argument("--rules", type=int, default=1000)
     parser.add_argument("--sampling", nargs="+", default=["on", "off"], choices=["on", "off"])
+    parser.add_argument("--search", nargs="+", default=["dense", "histogram"],
+                        choices=["dense", "histogram"])
     parser.add_argument("--engine", default="fast", choices=["fast", "reference"])
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--mlrl", metavar="PYTHON", help="python of mlrl-boomer's environment")
@@ -147,24 +155,29 @@ def main():
     if args.write_fixture:
         write_fixture(args.mlrl or sys.executable)
         return
-    print(f"{'data':10} {'sampling':8} {'rules':>6} {'optrules s':>10} {'mlrl s':>8} "
-          f"{'ratio':>6} {'same first rules':>16}")
+    print(f"{'data':10} {'search':9} {'sampling':8} {'rules':>6} {'optrules s':>10} "
+          f"{'mlrl s':>8} {'ratio':>6} {'same first rules':>16}")
     for name in args.datasets:
         X, y = dataset(name)
         with tempfile.TemporaryDirectory() as folder:
             path = f"{folder}/{name}.npz"
             np.savez(path, X=X, y=y)
-            for sampling in args.sampling:
-                on = sampling == "on"
-                ours = run_optrules(X, y, args.rules, on, args.engine, args.repeats)
-                ours_s = float(np.median(ours["seconds"]))
-                line = f"{name:10} {sampling:8} {args.rules:>6} {ours_s:>10.2f}"
-                if args.mlrl:
-                    theirs = run_mlrl(args.mlrl, path, args.rules, on, args.repeats)
-                    theirs_s = float(np.median(theirs["seconds"]))
-                    same = "-" if on else str(identical_prefix(ours["rules"], theirs["rules"]))
-                    line += f" {theirs_s:>8.2f} {ours_s / theirs_s:>6.2f} {same:>16}"
-                print(line, flush=True)
+            for search in args.search:
+                histogram = search == "histogram"
+                for sampling in args.sampling:
+                    on = sampling == "on"
+                    ours = run_optrules(X, y, args.rules, on, args.engine, args.repeats,
+                                        histogram)
+                    ours_s = float(np.median(ours["seconds"]))
+                    line = f"{name:10} {search:9} {sampling:8} {args.rules:>6} {ours_s:>10.2f}"
+                    if args.mlrl:
+                        theirs = run_mlrl(args.mlrl, path, args.rules, on, args.repeats,
+                                          histogram)
+                        theirs_s = float(np.median(theirs["seconds"]))
+                        same = "-" if on or histogram else \
+                            str(identical_prefix(ours["rules"], theirs["rules"]))
+                        line += f" {theirs_s:>8.2f} {ours_s / theirs_s:>6.2f} {same:>16}"
+                    print(line, flush=True)
 
 
 if __name__ == "__main__":

@@ -82,7 +82,8 @@ class RuleInduction:
             best = refinement
             conditions.append(refinement.condition)
             covered = refinement.covered
-            order = order[covered[order]].reshape(len(order), int(covered.sum()))   # §3.2.5
+            if self.bins is None:
+                order = order[covered[order]].reshape(len(order), int(covered.sum()))  # §3.2.5
             if self.config.head == "single" and len(outputs) > 1:
                 outputs = refinement.outputs   # the first condition fixes the head's output
                 stats = _channels(gradients, hessians, weights, outputs)
@@ -173,13 +174,13 @@ class RuleInduction:
         index = self.bin_index[rows][:, examples]                      # (r, |E|), -1 missing
         present = index >= 0
         target = (np.arange(r)[:, None] * n_bins + index)[present]
-        chosen = np.broadcast_to(stats[:, examples][:, None, :],
-                                 (len(stats), r, len(examples)))[:, present]
-        histogram = np.zeros((r * n_bins, len(stats)))
-        np.add.at(histogram, target, chosen.T)
-        histogram = histogram.T.reshape(len(stats), r, n_bins)
-        totals = np.empty((len(stats), r))
-        for row in range(r):
+        # np.bincount adds its weights one by one in input order: row by row, each row's
+        # examples in example order, as Algorithm 4
+        histogram = np.stack([np.bincount(target, weights=np.broadcast_to(
+            channel[examples], (r, len(examples)))[present], minlength=r * n_bins)
+            for channel in stats]).reshape(len(stats), r, n_bins)
+        totals = np.repeat(np.cumsum(stats[:, examples], axis=1)[:, -1:], r, axis=1)
+        for row in np.flatnonzero(~present.all(axis=1)):
             kept = examples[present[row]]
             totals[:, row] = np.cumsum(stats[:, kept], axis=1)[:, -1] if len(kept) else 0.0
         inside = np.cumsum(histogram, axis=2)[:, :, :-1]                # bins <= b
@@ -198,9 +199,10 @@ class RuleInduction:
     def _first_of_least(self, phases, bar):
         """(quality, row, phase, j, side) of the first candidate of least quality < ``bar``
         in scan order (least row, then phase, boundary j, side), or None."""
-        qualities = [[np.where(phase.valid, self._heads(sums)[2], np.inf)
-                      for sums in (phase.inside, phase.outside)] for phase in phases]
-        least = min((q.min() for pair in qualities for q in pair if q.size), default=np.inf)
+        qualities = [np.where(phase.valid, self._heads(np.stack([phase.inside, phase.outside],
+                                                                axis=1))[2], np.inf)
+                     for phase in phases]                     # (2, r, k) per phase
+        least = min((q.min() for q in qualities if q.size), default=np.inf)
         if not least < bar:
             return None
         first = None

@@ -33,9 +33,12 @@ def regularisation(l1, l2):
 
 def output_scores(gradients, hessians, l1, l2):
     """s for every element of the summed statistics (any shape)."""
-    l1_term = np.where(gradients > l1, -l1, np.where(gradients < -l1, l1, 0.0))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        scores = (-gradients + l1_term) / (hessians + l2)
+    numerators = -gradients
+    if l1:                  # λ1 = 0 adds ±0, which changes no non-zero score
+        numerators = numerators + np.where(gradients > l1, -l1,
+                                           np.where(gradients < -l1, l1, 0.0))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        scores = numerators / (hessians + l2)
     return np.where(np.isfinite(scores), scores, 0.0)
 
 
