@@ -126,7 +126,8 @@ class RuleInduction:
 
     def _heads(self, sums):
         """(position of the chosen output or None, scores, qualities) of channel sums
-        (C, ...); a candidate covering fewer than min_coverage examples gets quality +inf."""
+        (C, ...); a candidate covering fewer than min_coverage examples gets quality +inf
+        (each candidate covers at least one counted example by construction)."""
         n_outputs = (len(sums) - 1) // 2
         sum_g, sum_h = sums[:n_outputs], sums[n_outputs:2 * n_outputs]
         l1, l2 = self.config.l1, self.config.l2
@@ -134,7 +135,9 @@ class RuleInduction:
             chosen, scores, qualities = single_output_heads(sum_g, sum_h, l1, l2)
         else:
             chosen, (scores, qualities) = None, complete_heads(sum_g, sum_h, l1, l2)
-        return chosen, scores, np.where(sums[-1] >= self.config.min_coverage, qualities, np.inf)
+        if self.config.min_coverage > 1:   # every candidate covers one counted example
+            qualities = np.where(sums[-1] >= self.config.min_coverage, qualities, np.inf)
+        return chosen, scores, qualities
 
     def _numerical_refinement(self, rows, covered, order, stats, bar):
         """Alg. 3 for the numerical features ``rows`` at once: (quality, feature, build) of the
@@ -157,7 +160,7 @@ class RuleInduction:
         def build():
             split, high = phase.split(row, j), phase.high(row, j)
             threshold = midpoint(values[row, split - 1], values[row, high])
-            sums = (phase.inside, phase.outside)[side][:, row, j]
+            sums = phase.sides[:, side, row, j]
             if (side == 0) == phase.inside_is_lower:
                 return "<=", threshold, examples[row, :split], sums
             n_present = int((~np.isnan(values[row])).sum())
@@ -183,24 +186,23 @@ class RuleInduction:
         for row in np.flatnonzero(~present.all(axis=1)):
             kept = examples[present[row]]
             totals[:, row] = np.cumsum(stats[:, kept], axis=1)[:, -1] if len(kept) else 0.0
-        inside = np.cumsum(histogram, axis=2)[:, :, :-1]                # bins <= b
-        valid = (histogram[-1, :, :-1] > 0) & (inside[-1] < totals[-1][:, None])
-        phase = _Phase(valid, inside, totals[:, :, None] - inside, None, None, True)
+        sides = _sides(np.cumsum(histogram[:, :, :-1], axis=2), totals)    # bins <= b
+        valid = (histogram[-1, :, :-1] > 0) & (sides[-1, 0] < totals[-1][:, None])
+        phase = _Phase(valid, sides, None, None, True)
         first = self._first_of_least([phase], bar)
         if first is None:
             return None
         least, row, _, j, side = first
 
         def build():
-            sums = (phase.inside, phase.outside)[side][:, row, j]
-            return ("<=", ">")[side], self.bin_thresholds[rows[row], j], None, sums
+            return ("<=", ">")[side], self.bin_thresholds[rows[row], j], None, \
+                phase.sides[:, side, row, j]
         return least, int(self.numerical[rows[row]]), build
 
     def _first_of_least(self, phases, bar):
         """(quality, row, phase, j, side) of the first candidate of least quality < ``bar``
         in scan order (least row, then phase, boundary j, side), or None."""
-        qualities = [np.where(phase.valid, self._heads(np.stack([phase.inside, phase.outside],
-                                                                axis=1))[2], np.inf)
+        qualities = [np.where(phase.valid, self._heads(phase.sides)[2], np.inf)
                      for phase in phases]                     # (2, r, k) per phase
         least = min((q.min() for q in qualities if q.size), default=np.inf)
         if not least < bar:
@@ -248,18 +250,34 @@ class RuleInduction:
 class _Phase(NamedTuple):
     """The boundaries one phase of :func:`reference.boomer._numerical_candidates` evaluates,
     for all rows at once: boundary j of row r is valid where ``valid[r, j]``, and in scan order
-    within its row (increasing j). ``inside`` (C, r, k) holds the running sum at each boundary,
-    ``outside`` the rest of the total; the reference evaluates the inside side first. The
-    inside side covers the sorted positions before ``split(r, j)`` when ``inside_is_lower``,
+    within its row (increasing j). ``sides`` (C, 2, r, k) holds the running sum at each
+    boundary (side 0, "inside") and the rest of the total (side 1); the reference evaluates the
+    inside side first. The inside side covers the sorted positions before ``split(r, j)`` when ``inside_is_lower``,
     else those from it up; the threshold lies between the values at ``split - 1`` and
     ``high``."""
 
     valid: np.ndarray
-    inside: np.ndarray
-    outside: np.ndarray
+    sides: np.ndarray
     split: object
     high: object
     inside_is_lower: bool
+
+
+def _sides(inside, totals):
+    """(C, 2, r, k): the running sums ``inside`` (C, r, k) and the rest of ``totals`` (C, r)."""
+    sides = np.empty((inside.shape[0], 2) + inside.shape[1:])
+    sides[:, 0] = inside
+    np.subtract(totals[:, :, None], inside, out=sides[:, 1])
+    return sides
+
+
+def _running_sides(source, totals):
+    """:func:`_sides` of the running sums of ``source`` (C, r, k) along its rows, added in
+    order (``np.cumsum`` straight into place)."""
+    sides = np.empty((source.shape[0], 2) + source.shape[1:])
+    np.cumsum(source, axis=2, out=sides[:, 0])
+    np.subtract(totals[:, :, None], sides[:, 0], out=sides[:, 1])
+    return sides
 
 
 def _channels(gradients, hessians, weights, outputs):
@@ -300,33 +318,38 @@ def _numerical_phases(values, examples, stats, totals, mlrl_compatible, plain_in
         counted &= present
     differ = values[:, :-1] != values[:, 1:] if plain_inequality \
         else _differ(values[:, :-1], values[:, 1:])                 # x_i vs x_(i+1)
-    outside = totals[:, :, None]
     phases = []
-    # Phase I: the boundary before position i = j + 1, ascending; Σ covers positions <= j
-    if negative.any():
-        below = np.cumsum(stat * negative, axis=2)
-        inside = below[:, :, :-1]
-        valid = counted[:, 1:] & negative[:, 1:] & (inside[-1] > 0) & differ
-        phases.append(_Phase(valid, inside, outside - inside, lambda row, j: j + 1,
+    # The running sums need no masks: in the sorted rows the values below zero come first, so
+    # a prefix sum over them is phase I's, and a sum from the top down to zero is phase II's;
+    # sums past those ranges belong to boundaries the reference never evaluates (invalid).
+    # Phase I: the boundary before position i = j + 1 < k, ascending; Σ covers positions <= j
+    k = int(n_negative.max())
+    if k:
+        below = np.cumsum(stat[:, :, :k], axis=2)
+        valid = counted[:, 1:k] & negative[:, 1:k] & (below[-1, :, :-1] > 0) & differ[:, :k - 1]
+        phases.append(_Phase(valid, _sides(below[:, :, :-1], totals), lambda row, j: j + 1,
                              lambda row, j: j + 1, True))
-    # Phase II: the boundary after position i = m - 2 - j, descending; Σ covers positions > i
+    # Phase II: the boundary after position i = m - 2 - j >= low, descending; Σ covers
+    # positions > i
+    low = int(n_negative.min())
     upper = present & ~negative
-    source = stat if upper.all() else stat * upper
-    inside = np.cumsum(source[:, :, ::-1], axis=2)[:, :, :-1]
     first = n_negative + (1 if mlrl_compatible else 0)
-    valid = (counted & upper)[:, -2::-1] & (inside[-1] > 0) & differ[:, ::-1] & \
-        (np.arange(m - 1) <= (m - 2 - first)[:, None])
-    phases.append(_Phase(valid, inside, outside - inside, lambda row, j: m - 1 - j,
-                         lambda row, j: m - 1 - j, False))
+    if low < m - 1:
+        sides = _running_sides(stat[:, :, m - 1:low:-1], totals)
+        n = m - 1 - low
+        valid = (counted & upper)[:, m - 2::-1][:, :n] & (sides[-1, 0] > 0) & \
+            differ[:, ::-1][:, :n] & (np.arange(n) <= (m - 2 - first)[:, None])
+        phases.append(_Phase(valid, sides, lambda row, j: m - 1 - j, lambda row, j: m - 1 - j,
+                             False))
     # Phase III: the values below zero against the others (one boundary per row)
-    if negative.any():
+    if k:
         rows = np.arange(r)
         inside = below[:, rows, np.maximum(n_negative - 1, 0)][:, :, None]
-        valid = ((inside[-1, :, 0] > 0) & (inside[-1, :, 0] < totals[-1]))[:, None]
+        valid = ((n_negative > 0) & (inside[-1, :, 0] > 0) & (inside[-1, :, 0] < totals[-1]))[:, None]
         # the reference's last value of phase II: x_first, or the largest counted value
         # when there is none from x_first up
         highest = np.minimum(_highest_counted_upper(counted & upper), first)
-        phases.append(_Phase(valid, inside, outside - inside, lambda row, j: n_negative[row],
+        phases.append(_Phase(valid, _sides(inside, totals), lambda row, j: n_negative[row],
                              lambda row, j: highest[row], True))
     return phases
 

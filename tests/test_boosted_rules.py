@@ -357,8 +357,8 @@ def test_the_histogram_search_finds_the_best_bin_threshold(engine, dataset, binn
 
 def brute_force_bins(values, method, ratio):
     """(bin of each present value, thresholds) straight from eq. 6-8: B = max(2, ⌈ratio·D⌉)
-    capped at D distinct values; equal values share the bin of their first rank; thresholds
-    between neighbouring non-empty bins."""
+    capped at D distinct values; equal values share the bin of their first rank; bins whose
+    facing values are is_equal are one; thresholds between neighbouring non-empty bins."""
     present = np.sort(values[~np.isnan(values)])
     distinct = sorted(set(present.tolist()))
     if not distinct:
@@ -373,11 +373,15 @@ def brute_force_bins(values, method, ratio):
         for rank, v in enumerate(present.tolist()):
             first.setdefault(v, rank)
         bin_of = {v: first[v] * n_bins // len(present) for v in distinct}
-    thresholds = []
+    thresholds, joined, current = [], {distinct[0]: 0}, 0
     for small, large in zip(distinct[:-1], distinct[1:]):
-        if bin_of[small] != bin_of[large]:
+        close = abs(float(np.float32(large) - np.float32(small))) <= \
+            EPSILON * max(1.0, abs(small), abs(large))
+        if bin_of[small] != bin_of[large] and not close:      # a bin ends at small
             thresholds.append(np.float32(small + float(np.float32(large - small)) * 0.5))
-    return bin_of, thresholds
+            current += 1
+        joined[large] = current
+    return joined, thresholds
 
 
 @given(st.lists(st.one_of(st.integers(-5, 5), st.floats(-3, 3, width=32), st.just(None)),

@@ -2,7 +2,8 @@
 
 Each numerical feature's values are assigned once to bins, equal-width (eq. 6-7) or
 equal-frequency (eq. 8), with B = max(2, ⌈ratio · distinct values⌉) bins (at most one per
-distinct value); equal values always share a bin. The thresholds (§4.2) lie between
+distinct value); equal values always share a bin, and so do values mlrl-boomer's
+``is_equal`` takes for one (neighbouring bins are joined there). The thresholds (§4.2) lie between
 neighbouring non-empty bins: t_b is the float32 midpoint of the largest value of bin b and the
 smallest value of the next non-empty bin. The search then evaluates only these thresholds,
 from histograms of the covered examples' statistics (Algorithm 4). Nominal features keep one
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from optrules.boosted_rules.search import midpoint
+from optrules.boosted_rules.search import is_equal, midpoint
 
 __all__ = ["BINNINGS", "FeatureBins", "feature_bins"]
 
@@ -61,10 +62,14 @@ def feature_bins(values, method, ratio):
         counts = np.bincount(inverse, minlength=len(distinct))
         first_rank = np.concatenate([[0], np.cumsum(counts)[:-1]])
         raw = first_rank * n_bins // int(present.sum())
-    # drop empty bins: renumber the occupied ones 0, 1, ...
-    occupied, value_bin = np.unique(raw, return_inverse=True)
+    # drop empty bins, and join neighbouring bins whose facing values are is_equal (their
+    # midpoint may round onto one of them, and the pre-sorted search never splits them
+    # either); renumber the bins 0, 1, ...
+    starts = (raw[1:] != raw[:-1]) & np.array(
+        [not is_equal(a, b) for a, b in zip(distinct[:-1], distinct[1:])], dtype=bool)
+    value_bin = np.concatenate([[0], np.cumsum(starts)])
     index[present] = value_bin[inverse]
-    last_of_bin = np.searchsorted(value_bin, np.arange(len(occupied)), side="right") - 1
-    thresholds = np.array([midpoint(distinct[last_of_bin[b]], distinct[last_of_bin[b] + 1])
-                           for b in range(len(occupied) - 1)], dtype=np.float32)
-    return FeatureBins(index, thresholds, len(occupied))
+    edges = np.flatnonzero(starts)              # the last value of each bin but the last
+    thresholds = np.array([midpoint(distinct[e], distinct[e + 1]) for e in edges],
+                          dtype=np.float32)
+    return FeatureBins(index, thresholds, len(edges) + 1)

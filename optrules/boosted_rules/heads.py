@@ -46,7 +46,9 @@ def output_qualities(scores, gradients, hessians, l1, l2):
     """The quality of every element: G s + ½ H s² + λ1 |s| + ½ λ2 s²."""
     squared = scores * scores
     quality = (gradients * scores) + (0.5 * hessians * squared)
-    return quality + l1 * np.abs(scores) + 0.5 * l2 * squared
+    if l1:                  # λ1 = 0 adds +0, which changes no non-zero quality
+        quality = quality + l1 * np.abs(scores)
+    return quality + 0.5 * l2 * squared
 
 
 def single_output_heads(gradients, hessians, l1, l2):
