@@ -43,7 +43,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "data" / "mlrl_boomer_breast_cancer.json"
-FIXTURE_RULES = 25
+FIXTURE_RULES = 36
 
 #: mlrl-boomer's settings that switch off everything but the rule search itself.
 MLRL_OFF = dict(instance_sampling="none", output_sampling="none", holdout="none",
@@ -130,7 +130,7 @@ def write_fixture(python):
         path = f"{folder}/breast.npz"
         np.savez(path, X=X, y=y)
         result = run_mlrl(python, path, FIXTURE_RULES, False, 1)
-    fixture = {"source": "mlrl-boomer 0.12.3, BoomerClassifier(max_rules=26, "
+    fixture = {"source": f"mlrl-boomer 0.12.3, BoomerClassifier(max_rules={FIXTURE_RULES + 1}, "
                          "head_type='single', statistic_type='64-bit', every sampling, binning, "
                          "pruning, post-optimisation and parallelism off) on "
                          "sklearn.datasets.load_breast_cancer(); conditions sorted",

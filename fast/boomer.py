@@ -72,16 +72,20 @@ class RuleInduction:
         order = self.order
         outputs = np.arange(gradients.shape[1])
         stats = _channels(gradients, hessians, weights, outputs)
+        # mlrl-boomer keeps the sums of the rule's coverage up to date as it grows: all
+        # outputs' channels, like ``stats`` before any output is chosen
+        rule_totals = np.cumsum(stats, axis=1)[:, -1] if self.config.mlrl_compatible else None
+        all_stats = stats
         best, conditions = None, []
         while self.config.max_conditions is None or len(conditions) < self.config.max_conditions:
             bar = 0.0 if best is None else best.quality
             refinement = self._best_refinement(np.asarray(sample_features()), covered, order,
-                                               stats, outputs, bar)
+                                               stats, outputs, bar, all_stats, rule_totals)
             if refinement is None:
                 break
             best = refinement
             conditions.append(refinement.condition)
-            covered = refinement.covered
+            covered, rule_totals = refinement.covered, refinement.rule_totals
             if self.bins is None:
                 order = order[covered[order]].reshape(len(order), int(covered.sum()))  # §3.2.5
             if self.config.head == "single" and len(outputs) > 1:
@@ -93,19 +97,25 @@ class RuleInduction:
             return None
         return FoundRule(tuple(conditions), best.outputs, best.scores, best.covered)
 
-    def _best_refinement(self, features, covered, order, stats, outputs, bar):
+    def _best_refinement(self, features, covered, order, stats, outputs, bar, all_stats,
+                         rule_totals):
         """The first refinement of least quality (< ``bar``) over ``features`` in increasing
-        order: the reference's loop over features, numerical ones evaluated together."""
+        order: the reference's loop over features, numerical ones evaluated together.
+        ``rule_totals`` (mlrl-boomer's way only) are the sums of ``all_stats`` over the
+        coverage."""
         rows = self.row_of[features]
+        n_outputs = (len(all_stats) - 1) // 2
+        totals = None if rule_totals is None else \
+            rule_totals[np.concatenate([outputs, n_outputs + outputs, [2 * n_outputs]])]
         rows = rows[rows >= 0]
         found = []                                    # (quality, feature, build)
         search = self._numerical_refinement if self.bins is None else self._histogram_refinement
         if self.n_blocks > 1 and len(rows) > 1:
             blocks = np.array_split(rows, min(self.n_blocks, len(rows)))
-            found += self.pool.map(lambda block: search(block, covered, order, stats, bar),
-                                   blocks)
+            found += self.pool.map(lambda block: search(block, covered, order, stats, bar,
+                                                        totals), blocks)
         elif len(rows):
-            found.append(search(rows, covered, order, stats, bar))
+            found.append(search(rows, covered, order, stats, bar, totals))
         for feature in features:
             if self.data.nominal[feature]:
                 found.append(self._nominal_refinement(int(feature), covered, stats, bar))
@@ -113,16 +123,23 @@ class RuleInduction:
         if not found:
             return None
         quality, feature, build = min(found, key=lambda f: (f[0], f[1]))
-        operator, threshold, chosen, sums = build()
+        operator, threshold, chosen, sums, removed = build()
         head, scores, _ = self._heads(sums)
         condition = Condition(feature, operator, float(threshold))
+        next_totals = None
         if self.config.mlrl_compatible:          # the examples on its side of the vector
             covered_now = np.zeros(len(covered), dtype=bool)
             covered_now[chosen] = True
+            if removed is None:                  # the side the search summed: re-summed
+                next_totals = np.cumsum(all_stats[:, chosen], axis=1)[:, -1]
+            else:                                # the other side: the rest taken away
+                missing = np.flatnonzero(covered & np.isnan(self.data.values[feature]))
+                next_totals = _less(rule_totals, all_stats[:, np.concatenate([removed,
+                                                                               missing])])
         else:                                    # the examples its threshold covers
             covered_now = covered & condition.covers(self.data.values[feature])
         return Refinement(condition, quality, outputs if head is None else outputs[[int(head)]],
-                          np.atleast_1d(scores), covered_now)
+                          np.atleast_1d(scores), covered_now, next_totals)
 
     def _heads(self, sums):
         """(position of the chosen output or None, scores, qualities) of channel sums
@@ -139,7 +156,7 @@ class RuleInduction:
             qualities = np.where(sums[-1] >= self.config.min_coverage, qualities, np.inf)
         return chosen, scores, qualities
 
-    def _numerical_refinement(self, rows, covered, order, stats, bar):
+    def _numerical_refinement(self, rows, covered, order, stats, bar, rule_totals):
         """Alg. 3 for the numerical features ``rows`` at once: (quality, feature, build) of the
         first candidate of least quality < ``bar`` in the reference's scan order, or None."""
         examples = order[rows]                                         # (r, m)
@@ -148,7 +165,7 @@ class RuleInduction:
             if not counted.all():
                 examples = examples[counted].reshape(len(rows), int(counted[0].sum()))
         values = self.values[rows[:, None], examples]                  # x_τ
-        totals = _totals(examples, values, covered, stats)
+        totals = _totals(examples, values, covered, stats, rule_totals)
         phases = _numerical_phases(values, examples, stats, totals, self.config.mlrl_compatible,
                                    self.plain_inequality)
         first = self._first_of_least(phases, bar)
@@ -161,14 +178,18 @@ class RuleInduction:
             split, high = phase.split(row, j), phase.high(row, j)
             threshold = midpoint(values[row, split - 1], values[row, high])
             sums = phase.sides[:, side, row, j]
-            if (side == 0) == phase.inside_is_lower:
-                return "<=", threshold, examples[row, :split], sums
             n_present = int((~np.isnan(values[row])).sum())
-            return ">", threshold, examples[row, split:n_present], sums
+            lower, upper = examples[row, :split], examples[row, split:n_present]
+            if phase.inside_is_lower:            # side 0 summed, side 1 the rest
+                return ("<=", threshold, lower, sums, None) if side == 0 else \
+                    (">", threshold, upper, sums, lower)
+            return (">", threshold, upper, sums, None) if side == 0 else \
+                ("<=", threshold, lower, sums, upper)
         return least, feature, build
 
-    def _histogram_refinement(self, rows, covered, order, stats, bar):
-        """§4 for the numerical features ``rows`` at once (``order`` is not needed): Algorithm
+    def _histogram_refinement(self, rows, covered, order, stats, bar, rule_totals):
+        """§4 for the numerical features ``rows`` at once (``order`` and ``rule_totals``, of
+        the pre-sorted search in mlrl-boomer's way, are not needed): Algorithm
         4's histograms of the covered examples (``np.add.at`` adds in example order, as the
         reference), then the thresholds between occupied bins, ascending; (quality, feature,
         build) or None."""
@@ -196,7 +217,7 @@ class RuleInduction:
 
         def build():
             return ("<=", ">")[side], self.bin_thresholds[rows[row], j], None, \
-                phase.sides[:, side, row, j]
+                phase.sides[:, side, row, j], None
         return least, int(self.numerical[rows[row]]), build
 
     def _first_of_least(self, phases, bar):
@@ -243,7 +264,7 @@ class RuleInduction:
         def build():
             value = distinct[j // 2]
             member = codes == value if j % 2 == 0 else codes != value
-            return ("==", "!=")[j % 2], value, examples[member], sums[:, j]
+            return ("==", "!=")[j % 2], value, examples[member], sums[:, j], None
         return float(qualities[j]), feature, build
 
 
@@ -252,7 +273,8 @@ class _Phase(NamedTuple):
     for all rows at once: boundary j of row r is valid where ``valid[r, j]``, and in scan order
     within its row (increasing j). ``sides`` (C, 2, r, k) holds the running sum at each
     boundary (side 0, "inside") and the rest of the total (side 1); the reference evaluates the
-    inside side first. The inside side covers the sorted positions before ``split(r, j)`` when ``inside_is_lower``,
+    inside side first. The inside side covers the sorted positions before ``split(r, j)``
+    when ``inside_is_lower``,
     else those from it up; the threshold lies between the values at ``split - 1`` and
     ``high``."""
 
@@ -289,16 +311,28 @@ def _channels(gradients, hessians, weights, outputs):
                            (weights > 0)[None]])
 
 
-def _totals(examples, values, covered, stats):
-    """Σ stats over each row's covered examples with a value, added in example order (the
-    reference's totals), shape (C, r): one sum for the rows without missing values, one per
-    row with some."""
-    total = np.cumsum(stats[:, covered], axis=1)[:, -1]
+def _totals(examples, values, covered, stats, rule_totals):
+    """The reference's totals of each row, shape (C, r): Σ stats over the row's covered
+    examples with a value, added in example order, or (``rule_totals`` given, mlrl-boomer's
+    way) the rule's sums less the row's missing values one by one. One sum serves the rows
+    without missing values; each row with some gets its own."""
+    total = np.cumsum(stats[:, covered], axis=1)[:, -1] if rule_totals is None else rule_totals
     totals = np.repeat(total[:, None], len(examples), axis=1)
     for row in np.flatnonzero(np.isnan(values).any(axis=1)):
-        kept = np.sort(examples[row][~np.isnan(values[row])])
+        missing = np.isnan(values[row])
+        if rule_totals is not None:
+            totals[:, row] = _less(rule_totals, stats[:, np.sort(examples[row][missing])])
+            continue
+        kept = np.sort(examples[row][~missing])
         totals[:, row] = np.cumsum(stats[:, kept], axis=1)[:, -1] if len(kept) else 0.0
     return totals
+
+
+def _less(totals, removed):
+    """``totals`` (C,) less the columns of ``removed`` (C, k) one after the other, as the
+    reference's subtractions (``np.subtract.accumulate`` subtracts sequentially)."""
+    return np.subtract.accumulate(np.concatenate([totals[:, None], removed], axis=1),
+                                  axis=1)[:, -1]
 
 
 def _numerical_phases(values, examples, stats, totals, mlrl_compatible, plain_inequality):
@@ -345,7 +379,8 @@ def _numerical_phases(values, examples, stats, totals, mlrl_compatible, plain_in
     if k:
         rows = np.arange(r)
         inside = below[:, rows, np.maximum(n_negative - 1, 0)][:, :, None]
-        valid = ((n_negative > 0) & (inside[-1, :, 0] > 0) & (inside[-1, :, 0] < totals[-1]))[:, None]
+        valid = ((n_negative > 0) & (inside[-1, :, 0] > 0) &
+                 (inside[-1, :, 0] < totals[-1]))[:, None]
         # the reference's last value of phase II: x_first, or the largest counted value
         # when there is none from x_first up
         highest = np.minimum(_highest_counted_upper(counted & upper), first)

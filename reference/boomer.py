@@ -3,7 +3,8 @@
 This module follows Algorithms 2 and 3 of Rapp et al. (2023): top-down greedy rule induction
 (FIND_RULE), which adds to the rule's body the refinement of best quality found by the
 pre-sorted search over each feature (FIND_REFINEMENT), until no refinement improves the rule.
-Algorithm 1 (sequential assemblage of the rules) is :func:`optrules.boosted_rules.fit_boosted_rules`.
+Algorithm 1 (sequential assemblage of the rules) is
+:func:`optrules.boosted_rules.fit_boosted_rules`.
 
 Names follow the paper: ``covered`` is the coverage indicator I (eq. 5), kept here as a boolean
 mask; ``gradients`` and ``hessians`` are the label-space statistics g_nk, h_nk (eq. 3);
@@ -67,6 +68,9 @@ class RuleInduction:
         """
         covered = np.ones(len(weights), dtype=bool)    # I(n), eq. 5: the empty body covers all
         outputs = np.arange(gradients.shape[1])
+        # mlrl-boomer keeps the sums of the rule's coverage up to date as it grows (§4.2)
+        rule_totals = _weighted_sum(np.arange(len(weights)), gradients, hessians, weights) \
+            if self.config.mlrl_compatible else None
         best, conditions = None, []
         # Alg. 2: refine while a refinement is strictly better than the rule so far
         while self.config.max_conditions is None or len(conditions) < self.config.max_conditions:
@@ -75,7 +79,8 @@ class RuleInduction:
             # each feature against the rule's quality; then, in feature order, keep each
             # strictly better one: the first feature of least quality wins
             candidates = self.map(lambda feature: self._find_refinement(
-                feature, covered, gradients, hessians, weights, outputs, bar), sample_features())
+                feature, covered, gradients, hessians, weights, outputs, bar, rule_totals),
+                sample_features())
             for candidate in list(candidates):
                 if candidate is not None and candidate.quality < bar:
                     refinement, bar = candidate, candidate.quality
@@ -83,7 +88,7 @@ class RuleInduction:
                 break
             best = refinement
             conditions.append(refinement.condition)
-            covered = refinement.covered
+            covered, rule_totals = refinement.covered, refinement.rule_totals
             if self.config.head == "single":      # the first condition fixes the head's output
                 outputs = refinement.outputs
             if refinement.covered[weights > 0].sum() <= self.config.min_coverage:
@@ -92,15 +97,20 @@ class RuleInduction:
             return None
         return FoundRule(tuple(conditions), best.outputs, best.scores, best.covered)
 
-    def _find_refinement(self, feature, covered, gradients, hessians, weights, outputs, bar):
+    def _find_refinement(self, feature, covered, gradients, hessians, weights, outputs, bar,
+                         rule_totals):
         """Alg. 3: the best condition on ``feature`` for the covered examples, or None."""
         values = self.data.values[feature]
         present = covered & ~np.isnan(values)        # §3.4: missing values are never covered
-        if not self.config.mlrl_compatible:
+        missing = np.flatnonzero(covered & np.isnan(values))
+        if rule_totals is None:
             present &= weights > 0       # examples of weight 0 take no part in the search
         examples = np.flatnonzero(present)
-        # the statistics the feature's conditions partition: covered, weighted, not missing
-        total_g, total_h = _weighted_sum(examples, gradients, hessians, weights)
+        # the statistics the feature's conditions partition: covered, weighted, not missing;
+        # mlrl-boomer: the rule's sums less those of the missing values
+        total_g, total_h = _weighted_sum(examples, gradients, hessians, weights) \
+            if rule_totals is None else \
+            _less(rule_totals, missing, gradients, hessians, weights)
         if self.data.nominal[feature]:
             candidates = _nominal_candidates(values, examples, gradients, hessians, weights,
                                              total_g, total_h)
@@ -111,7 +121,7 @@ class RuleInduction:
             candidates = _numerical_candidates(values, examples, gradients, hessians, weights,
                                                total_g, total_h, self.config.mlrl_compatible)
         best = None
-        for operator, threshold, chosen, sum_g, sum_h in candidates:
+        for operator, threshold, chosen, sum_g, sum_h, removed in candidates:
             condition = Condition(feature, operator, float(threshold))
             if self.config.mlrl_compatible:          # the examples on its side of the vector
                 mask = np.zeros_like(covered)
@@ -122,7 +132,13 @@ class RuleInduction:
                 continue                             # covers too few examples
             head_outputs, scores, quality = self._head(sum_g, sum_h, outputs)
             if quality < bar:                        # Alg. 3 lines 14, 18: strictly better
-                best = Refinement(condition, quality, head_outputs, scores, mask)
+                totals = None
+                if rule_totals is not None:          # the rule's sums after this condition
+                    totals = _weighted_sum(chosen, gradients, hessians, weights) \
+                        if removed is None else \
+                        _less(_less(rule_totals, removed, gradients, hessians, weights),
+                              missing, gradients, hessians, weights)
+                best = Refinement(condition, quality, head_outputs, scores, mask, totals)
                 bar = quality
         return best
 
@@ -134,6 +150,15 @@ class RuleInduction:
             return outputs[[int(chosen)]], np.array([score]), quality
         scores, quality = complete_heads(sum_g, sum_h, l1, l2)
         return outputs, scores, quality
+
+
+def _less(totals, examples, gradients, hessians, weights):
+    """``totals`` (Σg, Σh) less w_n g_n and w_n h_n of ``examples``, one after the other."""
+    sum_g, sum_h = totals[0].copy(), totals[1].copy()
+    for n in examples:
+        sum_g -= weights[n] * gradients[n]
+        sum_h -= weights[n] * hessians[n]
+    return sum_g, sum_h
 
 
 def _weighted_sum(examples, gradients, hessians, weights):
@@ -148,7 +173,8 @@ def _weighted_sum(examples, gradients, hessians, weights):
 
 def _numerical_candidates(values, examples, gradients, hessians, weights, total_g, total_h,
                           mlrl_compatible):
-    """Alg. 3 with §3.2's phases: yield (operator, threshold, examples covered, Σg, Σh) for
+    """Alg. 3 with §3.2's phases: yield (operator, threshold, examples covered, Σg, Σh,
+    examples removed) for
     every candidate condition on a numerical feature, in evaluation order."""
     order = examples[np.argsort(values[examples], kind="stable")]   # x_τ, eq. 4
     sorted_values = values[order]
@@ -164,8 +190,8 @@ def _numerical_candidates(values, examples, gradients, hessians, weights, total_
         if counted[i]:
             if previous is not None and not is_equal(previous, sorted_values[i]):
                 threshold = midpoint(previous, sorted_values[i])
-                yield "<=", threshold, order[:i], sum_g.copy(), sum_h.copy()
-                yield ">", threshold, order[i:], total_g - sum_g, total_h - sum_h
+                yield "<=", threshold, order[:i], sum_g.copy(), sum_h.copy(), None
+                yield ">", threshold, order[i:], total_g - sum_g, total_h - sum_h, order[:i]
             sum_g += weights[order[i]] * gradients[order[i]]
             sum_h += weights[order[i]] * hessians[order[i]]
         previous = sorted_values[i]   # uncounted examples still place thresholds
@@ -185,8 +211,9 @@ def _numerical_candidates(values, examples, gradients, hessians, weights, total_
         if counted[i]:
             if previous is not None and not is_equal(sorted_values[i], previous):
                 threshold = midpoint(sorted_values[i], previous)
-                yield ">", threshold, order[i + 1:], sum_g.copy(), sum_h.copy()
-                yield "<=", threshold, order[:i + 1], total_g - sum_g, total_h - sum_h
+                yield ">", threshold, order[i + 1:], sum_g.copy(), sum_h.copy(), None
+                yield "<=", threshold, order[:i + 1], total_g - sum_g, total_h - sum_h, \
+                    order[i + 1:]
             sum_g += weights[order[i]] * gradients[order[i]]
             sum_h += weights[order[i]] * hessians[order[i]]
         previous = sorted_values[i]
@@ -194,8 +221,9 @@ def _numerical_candidates(values, examples, gradients, hessians, weights, total_
     n_counted_negative = int(counted[:n_negative].sum())
     if 0 < n_counted_negative < int(counted.sum()):
         threshold = midpoint(last_negative, previous)
-        yield "<=", threshold, order[:n_negative], negative_g, negative_h
-        yield ">", threshold, order[n_negative:], total_g - negative_g, total_h - negative_h
+        yield "<=", threshold, order[:n_negative], negative_g, negative_h, None
+        yield ">", threshold, order[n_negative:], total_g - negative_g, total_h - negative_h, \
+            order[:n_negative]
 
 
 def _nominal_candidates(values, examples, gradients, hessians, weights, total_g, total_h):
@@ -205,12 +233,13 @@ def _nominal_candidates(values, examples, gradients, hessians, weights, total_g,
     for value in np.unique(codes):
         chosen = examples[codes == value]
         sum_g, sum_h = _weighted_sum(chosen, gradients, hessians, weights)
-        yield "==", value, chosen, sum_g, sum_h
-        yield "!=", value, examples[codes != value], total_g - sum_g, total_h - sum_h
+        yield "==", value, chosen, sum_g, sum_h, None
+        yield "!=", value, examples[codes != value], total_g - sum_g, total_h - sum_h, None
 
 
 def _histogram_candidates(bins, examples, gradients, hessians, weights, total_g, total_h):
-    """§4: yield (operator, threshold, None, Σg, Σh) (the threshold says what it covers) for ``x <= t_b`` and ``x > t_b`` at each
+    """§4: yield (operator, threshold, None, Σg, Σh, None) (the threshold says what it
+    covers) for ``x <= t_b`` and ``x > t_b`` at each
     threshold between two occupied bins of the covered examples, ascending."""
     # Alg. 4: the histogram of the covered examples' weighted statistics, in example order
     n_bins = bins.n_bins
@@ -227,5 +256,5 @@ def _histogram_candidates(bins, examples, gradients, hessians, weights, total_g,
     for b in bins_in_use[:-1]:           # the boundary after bin b, below the next occupied one
         sum_g += histogram_g[b]
         sum_h += histogram_h[b]
-        yield "<=", bins.thresholds[b], None, sum_g.copy(), sum_h.copy()
-        yield ">", bins.thresholds[b], None, total_g - sum_g, total_h - sum_h
+        yield "<=", bins.thresholds[b], None, sum_g.copy(), sum_h.copy(), None
+        yield ">", bins.thresholds[b], None, total_g - sum_g, total_h - sum_h, None

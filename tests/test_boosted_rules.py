@@ -222,7 +222,7 @@ def test_each_test_class_runs_the_engine_it_names(monkeypatch):
         assert calls == [ENGINES[test_class.engine]]
 
 
-# ----- reference = fast ---------------------------------------------------------------------------
+# ----- reference = fast --------------------------------------------------------------------------
 
 @given(datasets(max_examples=20), st.integers(1, 5), st.booleans(), st.booleans(),
        st.sampled_from([None, "with:0.7", "without:0.5", "stratified:0.6"]),

@@ -135,7 +135,7 @@ def test_bad_targets_get_clear_errors():
         BoostedRulesRegressor(2).fit(X, np.where(Y == 1, np.nan, 0.0))
 
 
-# ----- optrules boomer ----------------------------------------------------------------------------
+# ----- optrules boomer ---------------------------------------------------------------------------
 
 @pytest.fixture
 def table(tmp_path):
@@ -182,7 +182,7 @@ def test_cli_regression_on_several_targets(table, capsys):
     assert "squared loss" in capsys.readouterr().out
 
 
-# ----- sampling, holdout, early stopping ------------------------------------------------------------
+# ----- sampling, holdout, early stopping ---------------------------------------------------------
 
 def test_instance_samples_and_holdout_split():
     from optrules.boosted_rules.sampling import Sampler

@@ -108,8 +108,8 @@ def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, s
     min_coverage : int >= 1, default 1
     max_conditions : int or None, default None
     mlrl_compatible : bool, default False
-        Reproduce mlrl-boomer 0.12.3's numerical search exactly, including the boundary it
-        skips (specs/boosted-rules.md §4.3).
+        Follow mlrl-boomer 0.12.3's numerical search, including the boundary it skips and its
+        bookkeeping of sums (specs/boosted-rules.md §4.2-4.3).
     engine : {"fast", "reference"}, default "fast"
     random_state : int or None, default None
         Seed of the feature sampling.

@@ -85,7 +85,8 @@ class BoostedRules:
     status : str
         Why boosting ended (:data:`STATUSES`): "complete" (all rules), "no-improvement" (no
         condition improved on an empty head), "early-stopping" (the holdout loss stopped
-        improving; the rules up to its least value are kept), or a stop ("time-limit", "memory-limit",
+        improving; the rules up to its least value are kept), or a stop ("time-limit",
+        "memory-limit",
         "interrupted") that kept the rules so far.
     """
 

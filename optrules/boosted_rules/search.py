@@ -49,6 +49,7 @@ class Refinement:
     outputs: np.ndarray
     scores: np.ndarray
     covered: np.ndarray
+    rule_totals: tuple | None = None        # (Σg, Σh) of the coverage, mlrl-boomer's way
 
 
 @dataclass(frozen=True, eq=False)

@@ -47,7 +47,8 @@ def training_data(features):
     """The :class:`TrainingData` of canonical ``features``, nominal categories sorted."""
     categories = tuple(None if numeric else tuple(sorted({v for v in column if v is not None}))
                        for column, numeric in zip(features.columns, features.numeric))
-    return TrainingData(feature_matrix(features, categories), tuple(not n for n in features.numeric),
+    return TrainingData(feature_matrix(features, categories),
+                        tuple(not n for n in features.numeric),
                         categories, tuple(features.names))
 
 
