@@ -33,10 +33,11 @@ def regularisation(l1, l2):
 
 def output_scores(gradients, hessians, l1, l2):
     """s for every element of the summed statistics (any shape)."""
-    numerators = -gradients
-    if l1:                  # λ1 = 0 adds ±0, which changes no non-zero score
-        numerators = numerators + np.where(gradients > l1, -l1,
+    if l1:
+        numerators = -gradients + np.where(gradients > l1, -l1,
                                            np.where(gradients < -l1, l1, 0.0))
+    else:                   # r is ±0: adding +0.0 gives the same bits (and -0 becomes 0)
+        numerators = -gradients + 0.0
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         scores = numerators / (hessians + l2)
     return np.where(np.isfinite(scores), scores, 0.0)
