@@ -25,12 +25,9 @@ import numpy as np
 
 from optrules.boosted_rules.heads import complete_heads, single_output_heads
 from optrules.boosted_rules.model import Condition
-from optrules.boosted_rules.search import FoundRule, Refinement, midpoint
+from optrules.boosted_rules.search import FoundRule, Refinement, differ, midpoint
 
 __all__ = ["RuleInduction"]
-
-_EPSILON = float(np.finfo(np.float32).eps)
-
 
 class RuleInduction:
     """Algorithm 2 on one training set; the same interface as the reference's. With a
@@ -55,7 +52,7 @@ class RuleInduction:
         # vector are (the pair holding the larger magnitude is at least as close and has the
         # same scale): without such neighbours, "distinct" is plain inequality
         ordered = np.take_along_axis(self.values, self.order, axis=1)
-        close = ~_differ(ordered[:, :-1], ordered[:, 1:]) & (ordered[:, :-1] != ordered[:, 1:])
+        close = ~differ(ordered[:, :-1], ordered[:, 1:]) & (ordered[:, :-1] != ordered[:, 1:])
         self.plain_inequality = not close.any()
         if bins is not None:       # §4: each numerical feature's bins, thresholds padded
             numerical = [bins[f] for f in self.numerical]
@@ -200,9 +197,10 @@ class RuleInduction:
         target = (np.arange(r)[:, None] * n_bins + index)[present]
         # np.bincount adds its weights one by one in input order: row by row, each row's
         # examples in example order, as Algorithm 4
-        histogram = np.stack([np.bincount(target, weights=np.broadcast_to(
-            channel[examples], (r, len(examples)))[present], minlength=r * n_bins)
-            for channel in stats]).reshape(len(stats), r, n_bins)
+        weights = np.broadcast_to(stats[:, None, examples],
+                                  (len(stats), r, len(examples)))[:, present]
+        histogram = np.stack([np.bincount(target, weights=channel, minlength=r * n_bins)
+                              for channel in weights]).reshape(len(stats), r, n_bins)
         totals = np.repeat(np.cumsum(stats[:, examples], axis=1)[:, -1:], r, axis=1)
         for row in np.flatnonzero(~present.all(axis=1)):
             kept = examples[present[row]]
@@ -350,8 +348,8 @@ def _numerical_phases(values, examples, stats, totals, mlrl_compatible, plain_in
     if not present.all():
         stat = stat * present                      # missing: adds ±0, i.e. nothing
         counted &= present
-    differ = values[:, :-1] != values[:, 1:] if plain_inequality \
-        else _differ(values[:, :-1], values[:, 1:])                 # x_i vs x_(i+1)
+    distinct = values[:, :-1] != values[:, 1:] if plain_inequality \
+        else differ(values[:, :-1], values[:, 1:])                 # x_i vs x_(i+1)
     phases = []
     # The running sums need no masks: in the sorted rows the values below zero come first, so
     # a prefix sum over them is phase I's, and a sum from the top down to zero is phase II's;
@@ -360,7 +358,8 @@ def _numerical_phases(values, examples, stats, totals, mlrl_compatible, plain_in
     k = int(n_negative.max())
     if k:
         below = np.cumsum(stat[:, :, :k], axis=2)
-        valid = counted[:, 1:k] & negative[:, 1:k] & (below[-1, :, :-1] > 0) & differ[:, :k - 1]
+        valid = counted[:, 1:k] & negative[:, 1:k] & (below[-1, :, :-1] > 0) & \
+            distinct[:, :k - 1]
         phases.append(_Phase(valid, _sides(below[:, :, :-1], totals), lambda row, j: j + 1,
                              lambda row, j: j + 1, True))
     # Phase II: the boundary after position i = m - 2 - j >= low, descending; Σ covers
@@ -372,7 +371,7 @@ def _numerical_phases(values, examples, stats, totals, mlrl_compatible, plain_in
         sides = _running_sides(stat[:, :, m - 1:low:-1], totals)
         n = m - 1 - low
         valid = (counted & upper)[:, m - 2::-1][:, :n] & (sides[-1, 0] > 0) & \
-            differ[:, ::-1][:, :n] & (np.arange(n) <= (m - 2 - first)[:, None])
+            distinct[:, ::-1][:, :n] & (np.arange(n) <= (m - 2 - first)[:, None])
         phases.append(_Phase(valid, sides, lambda row, j: m - 1 - j, lambda row, j: m - 1 - j,
                              False))
     # Phase III: the values below zero against the others (one boundary per row)
@@ -394,11 +393,3 @@ def _highest_counted_upper(counted_upper):
     m = counted_upper.shape[1]
     return np.where(counted_upper.any(axis=1),
                     m - 1 - np.argmax(counted_upper[:, ::-1], axis=1), 0)
-
-
-def _differ(a, b):
-    """Not :func:`is_equal`, element-wise on float32 arrays (NaN differs from everything)."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        difference = np.abs(a - b).astype(np.float64)
-        scale = np.maximum(1.0, np.maximum(np.abs(a), np.abs(b)).astype(np.float64))
-        return ~(difference <= _EPSILON * scale)

@@ -3,8 +3,8 @@
 Each numerical feature's values are assigned once to bins, equal-width (eq. 6-7) or
 equal-frequency (eq. 8), with B = max(2, ⌈ratio · distinct values⌉) bins (at most one per
 distinct value); equal values always share a bin, and so do values mlrl-boomer's
-``is_equal`` takes for one (neighbouring bins are joined there). The thresholds (§4.2) lie between
-neighbouring non-empty bins: t_b is the float32 midpoint of the largest value of bin b and the
+``is_equal`` takes for one (neighbouring bins are joined there). The thresholds (§4.2) lie
+between neighbouring non-empty bins: t_b is the float32 midpoint of the largest value of bin b and the
 smallest value of the next non-empty bin. The search then evaluates only these thresholds,
 from histograms of the covered examples' statistics (Algorithm 4). Nominal features keep one
 bin per value, i.e. the pre-sorted nominal search. ``specs/boosted-rules.md`` §4.5.
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from optrules.boosted_rules.search import is_equal, midpoint
+from optrules.boosted_rules.search import differ, midpoint
 
 __all__ = ["BINNINGS", "FeatureBins", "feature_bins"]
 
@@ -65,8 +65,7 @@ def feature_bins(values, method, ratio):
     # drop empty bins, and join neighbouring bins whose facing values are is_equal (their
     # midpoint may round onto one of them, and the pre-sorted search never splits them
     # either); renumber the bins 0, 1, ...
-    starts = (raw[1:] != raw[:-1]) & np.array(
-        [not is_equal(a, b) for a, b in zip(distinct[:-1], distinct[1:])], dtype=bool)
+    starts = (raw[1:] != raw[:-1]) & differ(distinct[:-1], distinct[1:])
     value_bin = np.concatenate([[0], np.cumsum(starts)])
     index[present] = value_bin[inverse]
     edges = np.flatnonzero(starts)              # the last value of each bin but the last

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["SearchConfig", "Refinement", "FoundRule", "is_equal", "midpoint"]
+__all__ = ["SearchConfig", "Refinement", "FoundRule", "is_equal", "differ", "midpoint"]
 
 _EPSILON = float(np.finfo(np.float32).eps)
 
@@ -67,6 +67,14 @@ def is_equal(a, b):
     """mlrl-boomer's float32 equality: |a - b| <= ε·max(1, |a|, |b|), a - b in float32."""
     difference = abs(float(np.float32(a) - np.float32(b)))
     return difference <= _EPSILON * max(1.0, abs(float(a)), abs(float(b)))
+
+
+def differ(a, b):
+    """``not is_equal(a, b)`` element-wise on float32 arrays (NaN differs from everything)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        difference = np.abs(a - b).astype(np.float64)
+        scale = np.maximum(1.0, np.maximum(np.abs(a), np.abs(b)).astype(np.float64))
+        return ~(difference <= _EPSILON * scale)
 
 
 def midpoint(small, large):
