@@ -115,7 +115,8 @@ class RuleInduction:
             found.append(search(rows, covered, order, stats, bar, totals))
         for feature in features:
             if self.data.nominal[feature]:
-                found.append(self._nominal_refinement(int(feature), covered, stats, bar))
+                found.append(self._nominal_refinement(int(feature), covered, stats, bar,
+                                                      totals))
         found = [f for f in found if f is not None]
         if not found:
             return None
@@ -236,8 +237,9 @@ class RuleInduction:
                     first = (float(least), int(row), phase, int(j), side)
         return first
 
-    def _nominal_refinement(self, feature, covered, stats, bar):
-        """§3.3 for one nominal feature: (quality, feature, build) or None."""
+    def _nominal_refinement(self, feature, covered, stats, bar, rule_totals):
+        """§3.3 for one nominal feature: (quality, feature, build) or None; the totals as in
+        :func:`_totals`."""
         values = self.data.values[feature]
         present = covered & ~np.isnan(values)
         if not self.config.mlrl_compatible:
@@ -246,7 +248,8 @@ class RuleInduction:
         if not len(examples):
             return None
         chosen_stats = stats[:, examples]
-        total = np.cumsum(chosen_stats, axis=1)[:, -1]
+        total = np.cumsum(chosen_stats, axis=1)[:, -1] if rule_totals is None else \
+            _less(rule_totals, stats[:, np.flatnonzero(covered & np.isnan(values))])
         codes = values[examples]
         distinct = np.unique(codes)
         sums = []

@@ -426,3 +426,16 @@ def test_mlrl_boomer_rules_on_breast_cancer(engine):
         assert conditions == theirs["conditions"], k
         assert [str(o) for o in ours.outputs] == list(theirs["head"]), k
         assert np.allclose(ours.scores, list(theirs["head"].values()), rtol=1e-12), k
+
+
+def test_nominal_totals_follow_the_rules_sums_in_mlrl_compatible_mode():
+    """Found by the deep Hypothesis profile: with instance sampling, the fast engine summed a
+    nominal feature's totals afresh while the reference took the rule's sums (mlrl-boomer's
+    bookkeeping); the last bits then chose `!= b` over `== a`."""
+    columns = {"c0": np.array(["a", "a", "a", "a", None, "b", "a", "a", "a", "b"],
+                              dtype=object)}
+    models = [fit_boosted_rules(columns, np.zeros((10, 1)), max_rules=2, engine=engine,
+                                mlrl_compatible=True, feature_sampling=False,
+                                instance_sampling="with:0.7", random_state=0, l2=0.0)
+              for engine in ("reference", "fast")]
+    assert models[0].rules == models[1].rules
