@@ -129,7 +129,7 @@ class RuleInduction:
             covered_now = np.zeros(len(covered), dtype=bool)
             covered_now[chosen] = True
             if removed is None:                  # the side the search summed: re-summed
-                next_totals = np.cumsum(all_stats[:, chosen], axis=1)[:, -1]
+                next_totals = _sum(all_stats[:, chosen])
             else:                                # the other side: the rest taken away
                 missing = np.flatnonzero(covered & np.isnan(self.data.values[feature]))
                 next_totals = _less(rule_totals, all_stats[:, np.concatenate([removed,
@@ -139,10 +139,11 @@ class RuleInduction:
         return Refinement(condition, quality, outputs if head is None else outputs[[int(head)]],
                           np.atleast_1d(scores), covered_now, next_totals)
 
-    def _heads(self, sums):
+    def _heads(self, sums, every=False):
         """(position of the chosen output or None, scores, qualities) of channel sums
-        (C, ...); a candidate covering fewer than min_coverage examples gets quality +inf
-        (each candidate covers at least one counted example by construction)."""
+        (C, ...); a candidate covering fewer than min_coverage counted examples gets quality
+        +inf. Numerical candidates cover at least one by construction; ``every`` checks
+        them all (nominal values, which examples of weight 0 can hold)."""
         n_outputs = (len(sums) - 1) // 2
         sum_g, sum_h = sums[:n_outputs], sums[n_outputs:2 * n_outputs]
         l1, l2 = self.config.l1, self.config.l2
@@ -150,7 +151,7 @@ class RuleInduction:
             chosen, scores, qualities = single_output_heads(sum_g, sum_h, l1, l2)
         else:
             chosen, (scores, qualities) = None, complete_heads(sum_g, sum_h, l1, l2)
-        if self.config.min_coverage > 1:   # every candidate covers one counted example
+        if self.config.min_coverage > 1 or every:
             qualities = np.where(sums[-1] >= self.config.min_coverage, qualities, np.inf)
         return chosen, scores, qualities
 
@@ -257,7 +258,7 @@ class RuleInduction:
             equal = np.cumsum(chosen_stats[:, codes == value], axis=1)[:, -1]
             sums += [equal, total - equal]
         sums = np.array(sums).T                                  # (C, 2 * n_values)
-        qualities = self._heads(sums)[2]
+        qualities = self._heads(sums, every=True)[2]
         j = int(np.argmin(qualities))           # np.argmin: the first of least quality
         if not qualities[j] < bar:
             return None
@@ -327,6 +328,11 @@ def _totals(examples, values, covered, stats, rule_totals):
         kept = np.sort(examples[row][~missing])
         totals[:, row] = np.cumsum(stats[:, kept], axis=1)[:, -1] if len(kept) else 0.0
     return totals
+
+
+def _sum(columns):
+    """The sum of the columns of ``columns`` (C, k), added in order (0 for k = 0)."""
+    return np.cumsum(columns, axis=1)[:, -1] if columns.shape[1] else np.zeros(len(columns))
 
 
 def _less(totals, removed):

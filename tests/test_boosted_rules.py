@@ -439,3 +439,18 @@ def test_nominal_totals_follow_the_rules_sums_in_mlrl_compatible_mode():
                                 instance_sampling="with:0.7", random_state=0, l2=0.0)
               for engine in ("reference", "fast")]
     assert models[0].rules == models[1].rules
+
+
+@pytest.mark.parametrize("instances, holdout", [("without:0.5", None), ("with:0.7", 0.3)])
+def test_nominal_values_of_unsampled_examples_in_mlrl_compatible_mode(instances, holdout):
+    """Found by the deep Hypothesis profile: a nominal value held only by examples of weight 0
+    gave the fast engine a condition covering no counted example (its sums a rounding
+    residue), and a rule covering only holdout examples crashed the head's recomputation."""
+    columns = {"x0": np.array([-1.0] * 5 + [np.nan] * 5),
+               "c1": np.array([None, "a", "a", "a", None, None, "a", None, "b", None],
+                              dtype=object)}
+    models = [fit_boosted_rules(columns, np.zeros((10, 1)), max_rules=2, engine=engine,
+                                mlrl_compatible=True, feature_sampling=False,
+                                instance_sampling=instances, holdout=holdout, random_state=2)
+              for engine in ("reference", "fast")]
+    assert models[0].rules == models[1].rules and models[0].status == models[1].status

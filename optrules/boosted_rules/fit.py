@@ -257,7 +257,9 @@ def _boost(induction, data, targets, output_names, given, config, budget, start)
 
 
 def _sums(gradients, hessians, rows):
-    """Σ g and Σ h over ``rows``, added in example order."""
+    """Σ g and Σ h over ``rows``, added in example order (0 for no rows)."""
+    if not len(rows):
+        return np.zeros(gradients.shape[1]), np.zeros(hessians.shape[1])
     return np.cumsum(gradients[rows], axis=0)[-1], np.cumsum(hessians[rows], axis=0)[-1]
 
 
