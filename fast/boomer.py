@@ -44,16 +44,22 @@ class RuleInduction:
                                   dtype=np.int64)
         self.row_of = np.full(data.n_features, -1, dtype=np.int64)
         self.row_of[self.numerical] = np.arange(len(self.numerical))
-        self.values = np.stack([data.values[f] for f in self.numerical]) if len(self.numerical) \
-            else np.empty((0, data.n_examples), dtype=np.float32)
-        # eq. 4, once per fit: every numerical feature's examples by value, NaN (missing) last
-        self.order = np.argsort(self.values, axis=1, kind="stable")
+        self.sparse = data.sparse
+        if self.sparse:
+            self.order = None
+            self.stored = [_SortedStored(data.values[f]) for f in self.numerical]
+            ordered = [np.sort(np.append(s.values, np.float32(0))) for s in self.stored]
+        else:
+            self.values = np.stack([data.values[f] for f in self.numerical]) \
+                if len(self.numerical) else np.empty((0, data.n_examples), dtype=np.float32)
+            # eq. 4, once per fit: every numerical feature's examples by value, NaN last
+            self.order = np.argsort(self.values, axis=1, kind="stable")
+            ordered = np.take_along_axis(self.values, self.order, axis=1)
         # Two distinct values of a feature are is_equal only if two neighbours in its sorted
         # vector are (the pair holding the larger magnitude is at least as close and has the
         # same scale): without such neighbours, "distinct" is plain inequality
-        ordered = np.take_along_axis(self.values, self.order, axis=1)
-        close = ~differ(ordered[:, :-1], ordered[:, 1:]) & (ordered[:, :-1] != ordered[:, 1:])
-        self.plain_inequality = not close.any()
+        self.plain_inequality = not any(
+            (~differ(row[:-1], row[1:]) & (row[:-1] != row[1:])).any() for row in ordered)
         if bins is not None:       # §4: each numerical feature's bins, thresholds padded
             numerical = [bins[f] for f in self.numerical]
             self.bin_index = np.array([b.index for b in numerical]).reshape(
@@ -83,8 +89,8 @@ class RuleInduction:
             best = refinement
             conditions.append(refinement.condition)
             covered, rule_totals = refinement.covered, refinement.rule_totals
-            if self.bins is None:
-                order = order[covered[order]].reshape(len(order), int(covered.sum()))  # §3.2.5
+            if self.bins is None and not self.sparse:                               # §3.2.5
+                order = order[covered[order]].reshape(len(order), int(covered.sum()))
             if self.config.head == "single" and len(outputs) > 1:
                 outputs = refinement.outputs   # the first condition fixes the head's output
                 stats = _channels(gradients, hessians, weights, outputs)
@@ -158,13 +164,16 @@ class RuleInduction:
     def _numerical_refinement(self, rows, covered, order, stats, bar, rule_totals):
         """Alg. 3 for the numerical features ``rows`` at once: (quality, feature, build) of the
         first candidate of least quality < ``bar`` in the reference's scan order, or None."""
-        examples = order[rows]                                         # (r, m)
-        if not self.config.mlrl_compatible:      # examples of weight 0 take no part
-            counted = stats[-1][examples] > 0       # every row holds the same examples
-            if not counted.all():
-                examples = examples[counted].reshape(len(rows), int(counted[0].sum()))
-        values = self.values[rows[:, None], examples]                  # x_τ
-        totals = _totals(examples, values, covered, stats, rule_totals)
+        if self.sparse:
+            examples, values, totals, stats = self._sparse_rows(rows, covered, stats)
+        else:
+            examples = order[rows]                                     # (r, m)
+            if not self.config.mlrl_compatible:      # examples of weight 0 take no part
+                counted = stats[-1][examples] > 0       # every row holds the same examples
+                if not counted.all():
+                    examples = examples[counted].reshape(len(rows), int(counted[0].sum()))
+            values = self.values[rows[:, None], examples]              # x_τ
+            totals = _totals(examples, values, covered, stats, rule_totals)
         phases = _numerical_phases(values, examples, stats, totals, self.config.mlrl_compatible,
                                    self.plain_inequality)
         first = self._first_of_least(phases, bar)
@@ -185,6 +194,44 @@ class RuleInduction:
             return (">", threshold, upper, sums, None) if side == 0 else \
                 ("<=", threshold, lower, sums, upper)
         return least, feature, build
+
+    def _sparse_rows(self, rows, covered, stats):
+        """§3.2 for sparse features: the rows :func:`_numerical_phases` reads, built from the
+        stored values alone (never in mlrl-boomer's way, which reads dense data). Row r holds
+        the covered counted examples of feature ``rows[r]`` with a value below zero, then one
+        stand-in for all those of value 0 if there are any, then those above zero, padded with
+        NaN: (examples, values, totals, stats). The stand-in (example index n) and the padding
+        carry zero statistics; the stand-in counts one example, which only its boundaries read
+        (phase II adds it after its last boundary, as the dense search adds the zeros)."""
+        n = stats.shape[1]
+        counted = covered & (stats[-1] > 0)
+        stats = np.concatenate([stats, np.zeros((len(stats), 1))], axis=1)
+        stats[-1, n] = 1.0
+        total = _sum(stats[:, np.flatnonzero(counted)])
+        n_counted = int(counted.sum())
+        built, totals = [], np.repeat(total[:, None], len(rows), axis=1)
+        for r, row in enumerate(rows):
+            stored = self.stored[row]
+            keep = counted[stored.rows]
+            present_rows, present_values = stored.rows[keep], stored.values[keep]
+            missing = stored.missing[counted[stored.missing]]
+            if len(missing):                 # Σ over the covered examples with a value
+                kept = counted.copy()
+                kept[missing] = False
+                totals[:, r] = _sum(stats[:, np.flatnonzero(kept)])
+            n_zero = n_counted - len(missing) - len(present_rows)
+            split = int(np.searchsorted(present_values, np.float32(0)))
+            zero = [n] if n_zero else []
+            built.append((np.concatenate([present_rows[:split], zero, present_rows[split:]]),
+                          np.concatenate([present_values[:split], np.zeros(len(zero),
+                                                                           np.float32),
+                                          present_values[split:]])))
+        m = max(len(e) for e, _ in built)
+        examples = np.full((len(rows), m), n, dtype=np.int64)
+        values = np.full((len(rows), m), np.nan, dtype=np.float32)
+        for r, (e, v) in enumerate(built):
+            examples[r, :len(e)], values[r, :len(v)] = e, v
+        return examples, values, totals, stats
 
     def _histogram_refinement(self, rows, covered, order, stats, bar, rule_totals):
         """§4 for the numerical features ``rows`` at once (``order`` and ``rule_totals``, of
@@ -240,24 +287,44 @@ class RuleInduction:
 
     def _nominal_refinement(self, feature, covered, stats, bar, rule_totals):
         """§3.3 for one nominal feature: (quality, feature, build) or None; the totals as in
-        :func:`_totals`."""
-        values = self.data.values[feature]
-        present = covered & ~np.isnan(values)
+        :func:`_totals`, the sums of the value 0 from the others' (the reference's
+        :func:`_nominal_candidates`), so a sparse column's zeros are never read."""
+        column = self.data.values[feature]
+        present = covered.copy()
         if not self.config.mlrl_compatible:
             present &= stats[-1] > 0             # examples of weight 0 take no part
-        examples = np.flatnonzero(present)
-        if not len(examples):
+        if self.sparse:                          # the stored values: missing or not zero
+            stored = present[column.rows]
+            missing = column.rows[stored & np.isnan(column.values)]
+            nonzero = ~np.isnan(column.values) & stored
+            rows, codes = column.rows[nonzero], column.values[nonzero]
+            present[missing] = False
+            has_zero = int(present.sum()) > len(rows)
+            examples = None                      # (mlrl-boomer's way reads dense data only)
+        else:
+            missing = np.flatnonzero(covered & np.isnan(column))
+            present &= ~np.isnan(column)
+            examples = np.flatnonzero(present)
+            all_codes = column[examples]
+            nonzero = all_codes != 0
+            rows, codes = examples[nonzero], all_codes[nonzero]
+            has_zero = not nonzero.all()
+        if not present.any():
             return None
-        chosen_stats = stats[:, examples]
-        total = np.cumsum(chosen_stats, axis=1)[:, -1] if rule_totals is None else \
-            _less(rule_totals, stats[:, np.flatnonzero(covered & np.isnan(values))])
-        codes = values[examples]
+        total = _sum(stats[:, np.flatnonzero(present)]) if rule_totals is None else \
+            _less(rule_totals, stats[:, missing])
         distinct = np.unique(codes)
-        sums = []
-        for value in distinct:
-            equal = np.cumsum(chosen_stats[:, codes == value], axis=1)[:, -1]
-            sums += [equal, total - equal]
-        sums = np.array(sums).T                                  # (C, 2 * n_values)
+        equal = np.array([_sum(stats[:, rows[codes == value]]) for value in distinct]).reshape(
+            len(distinct), len(stats)).T                          # (C, values other than 0)
+        others = _sum(np.concatenate([np.zeros((len(stats), 1)), equal], axis=1))     # g*
+        at = int(np.searchsorted(distinct, 0))
+        if has_zero:                             # Fig. 11: the total less g*, and g*
+            distinct = np.insert(distinct, at, np.float32(0))
+            equal = np.insert(equal, at, total - others, axis=1)
+        unequal = total[:, None] - equal
+        if has_zero:
+            unequal[:, at] = others
+        sums = np.stack([equal, unequal], axis=2).reshape(len(stats), 2 * len(distinct))
         qualities = self._heads(sums, every=True)[2]
         j = int(np.argmin(qualities))           # np.argmin: the first of least quality
         if not qualities[j] < bar:
@@ -265,9 +332,23 @@ class RuleInduction:
 
         def build():
             value = distinct[j // 2]
-            member = codes == value if j % 2 == 0 else codes != value
-            return ("==", "!=")[j % 2], value, examples[member], sums[:, j], None
+            chosen = None
+            if examples is not None:
+                member = column[examples] == value
+                chosen = examples[member if j % 2 == 0 else ~member]
+            return ("==", "!=")[j % 2], value, chosen, sums[:, j], None
         return float(qualities[j]), feature, build
+
+
+class _SortedStored:
+    """A sparse feature's stored values by (value, example), missing (NaN) ones apart."""
+
+    def __init__(self, column):
+        present = ~np.isnan(column.values)
+        order = np.argsort(column.values[present], kind="stable")
+        self.rows = column.rows[present][order]
+        self.values = column.values[present][order]
+        self.missing = column.rows[~present]
 
 
 class _Phase(NamedTuple):

@@ -398,6 +398,26 @@ class Subset(_Constraint):
         return f"a collection of names from {list(self.names)}"
 
 
+class Indices(_Constraint):
+    """A collection (tuple, list, 1-D array) of distinct integers >= 0, such as column
+    indices; returned as a tuple of ``int``."""
+
+    def accepts(self, value):
+        return isinstance(value, (tuple, list, np.ndarray))
+
+    def resolve(self, name, value, owner):
+        items = tuple(np.asarray(value).ravel()) if isinstance(value, np.ndarray) else value
+        if not all(isinstance(i, numbers.Integral) and not isinstance(i, (bool, np.bool_)) and
+                   i >= 0 for i in items):
+            raise ValueError(f"{_where(name, owner)} must be {self}. Got {value!r} instead.")
+        if len(set(items)) != len(items):
+            raise ValueError(f"{_where(name, owner)} names an index twice: {list(items)}.")
+        return tuple(int(i) for i in items)
+
+    def __str__(self):
+        return "a collection of distinct integers >= 0"
+
+
 class Boolean(_Constraint):
     """``True`` or ``False`` (numpy booleans included); returned as ``bool``."""
 

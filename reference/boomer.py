@@ -34,6 +34,7 @@ import numpy as np
 from optrules.boosted_rules.heads import complete_heads, single_output_heads
 from optrules.boosted_rules.model import Condition
 from optrules.boosted_rules.search import FoundRule, Refinement, is_equal, midpoint
+from optrules.boosted_rules.training_data import SparseColumn, dense_column
 
 __all__ = ["RuleInduction"]
 
@@ -100,7 +101,8 @@ class RuleInduction:
     def _find_refinement(self, feature, covered, gradients, hessians, weights, outputs, bar,
                          rule_totals):
         """Alg. 3: the best condition on ``feature`` for the covered examples, or None."""
-        values = self.data.values[feature]
+        column = self.data.values[feature]
+        values = dense_column(column)                # the sparse search reads only the stored
         present = covered & ~np.isnan(values)        # §3.4: missing values are never covered
         missing = np.flatnonzero(covered & np.isnan(values))
         if rule_totals is None:
@@ -117,6 +119,11 @@ class RuleInduction:
         elif self.bins is not None:
             candidates = _histogram_candidates(self.bins[feature], examples, gradients,
                                                hessians, weights, total_g, total_h)
+        elif isinstance(column, SparseColumn):       # §3.2: the non-zero values only
+            stored = present[column.rows]
+            candidates = _sparse_numerical_candidates(
+                column.rows[stored], column.values[stored], len(examples) - int(stored.sum()),
+                gradients, hessians, weights, total_g, total_h)
         else:
             candidates = _numerical_candidates(values, examples, gradients, hessians, weights,
                                                total_g, total_h, self.config.mlrl_compatible)
@@ -127,7 +134,7 @@ class RuleInduction:
                 mask = np.zeros_like(covered)
                 mask[chosen] = True
             else:                                    # the examples its threshold covers
-                mask = covered & condition.covers(values)
+                mask = covered & condition.covers(column)
             if (mask & (weights > 0)).sum() < self.config.min_coverage:
                 continue                             # covers too few examples
             head_outputs, scores, quality = self._head(sum_g, sum_h, outputs)
@@ -226,15 +233,67 @@ def _numerical_candidates(values, examples, gradients, hessians, weights, total_
             order[:n_negative]
 
 
+def _sparse_numerical_candidates(rows, values, n_zero, gradients, hessians, weights, total_g,
+                                 total_h):
+    """§3.2's sparsity-aware search: the candidates of :func:`_numerical_candidates`, in the
+    same order and with the same sums, from the stored (non-zero) values ``values`` of the
+    examples ``rows`` and the number ``n_zero`` of the others, whose value 0 is never read.
+    (The reference's coverage and totals still come from the dense column; the fast engine
+    reads only the stored values.)"""
+    order = np.argsort(values, kind="stable")
+    rows, values = rows[order], values[order]        # by (value, example), as x_τ
+    n_negative = int(np.searchsorted(values, np.float32(0), side="left"))
+    # Phase I: values below zero, ascending: Σ' covers the examples before each boundary
+    negative_g, negative_h = np.zeros_like(total_g), np.zeros_like(total_h)
+    for i in range(n_negative):
+        if i and not is_equal(values[i - 1], values[i]):
+            threshold = midpoint(values[i - 1], values[i])
+            yield "<=", threshold, rows[:i], negative_g.copy(), negative_h.copy(), None
+            yield ">", threshold, None, total_g - negative_g, total_h - negative_h, None
+        negative_g += weights[rows[i]] * gradients[rows[i]]
+        negative_h += weights[rows[i]] * hessians[rows[i]]
+    # Phase II: values above zero, descending: Σ'' covers the examples above each boundary
+    positive_g, positive_h = np.zeros_like(total_g), np.zeros_like(total_h)
+    for i in range(len(values) - 1, n_negative - 1, -1):
+        if i < len(values) - 1 and not is_equal(values[i], values[i + 1]):
+            threshold = midpoint(values[i], values[i + 1])
+            yield ">", threshold, rows[i + 1:], positive_g.copy(), positive_h.copy(), None
+            yield "<=", threshold, None, total_g - positive_g, total_h - positive_h, None
+        positive_g += weights[rows[i]] * gradients[rows[i]]
+        positive_h += weights[rows[i]] * hessians[rows[i]]
+    # Phase III: the positive values against the rest, when there are zeros (Fig. 6) ...
+    has_positive = n_negative < len(values)
+    if n_zero and has_positive and not is_equal(0, values[n_negative]):
+        threshold = midpoint(0, values[n_negative])
+        yield ">", threshold, rows[n_negative:], positive_g, positive_h, None
+        yield "<=", threshold, None, total_g - positive_g, total_h - positive_h, None
+    # ... and the negative values against the rest (Fig. 7), the zeros in between if any
+    if n_negative and (n_zero or has_positive):
+        threshold = midpoint(values[n_negative - 1], 0 if n_zero else values[n_negative])
+        yield "<=", threshold, rows[:n_negative], negative_g, negative_h, None
+        yield ">", threshold, None, total_g - negative_g, total_h - negative_h, None
+
+
 def _nominal_candidates(values, examples, gradients, hessians, weights, total_g, total_h):
-    """§3.3: yield (operator, value, examples covered, Σg, Σh) for ``x == v`` and ``x != v``
-    of every value v of a nominal feature, in increasing order of v."""
+    """§3.3: yield (operator, value, examples covered, Σg, Σh, None) for ``x == v`` and
+    ``x != v`` of every value v of the covered ``examples``, in increasing order of v. As in
+    the sparsity-aware search, the sums of the value 0 are never read: Σ over the examples of
+    value 0 is the total less g* (the sums of the other values added in increasing order)."""
     codes = values[examples]
-    for value in np.unique(codes):
-        chosen = examples[codes == value]
-        sum_g, sum_h = _weighted_sum(chosen, gradients, hessians, weights)
-        yield "==", value, chosen, sum_g, sum_h, None
-        yield "!=", value, examples[codes != value], total_g - sum_g, total_h - sum_h, None
+    distinct = np.unique(codes)
+    sums = {value: _weighted_sum(examples[codes == value], gradients, hessians, weights)
+            for value in distinct if value != 0}
+    other_g, other_h = np.zeros_like(total_g), np.zeros_like(total_h)
+    for value in sorted(sums):                                         # g*, H* (§3.3.2)
+        other_g, other_h = other_g + sums[value][0], other_h + sums[value][1]
+    for value in distinct:
+        if value == 0:              # Fig. 11: == is the total less g*, != is g*
+            equal, unequal = (total_g - other_g, total_h - other_h), (other_g, other_h)
+        else:
+            equal = sums[value]
+            unequal = (total_g - equal[0], total_h - equal[1])
+        yield "==", value, examples[codes == value], *equal, None
+        yield "!=", value, examples[codes != value], *unequal, None
 
 
 def _histogram_candidates(bins, examples, gradients, hessians, weights, total_g, total_h):

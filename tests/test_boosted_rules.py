@@ -11,12 +11,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.sparse
 from hypothesis import given, strategies as st
 
 from optrules.boosted_rules import ENGINES, fit_boosted_rules
 from optrules.boosted_rules.losses import LOSSES
 from optrules.boosted_rules.search import SearchConfig
-from optrules.boosted_rules.training_data import training_data
+from optrules.boosted_rules.training_data import sparse_training_data, training_data
 from optrules.data.table import as_features
 
 FIXTURES = Path(__file__).resolve().parent / "data"
@@ -71,6 +72,49 @@ def statistics(model, data, targets, n_rules):
     return LOSSES[model.loss].statistics(targets, model.scores(data.values, n_rules))
 
 
+def check_best_refinements(model, data, y, options, n_conditions, engine):
+    """Alg. 2-3 against brute force for ``model``'s first rule (at most ``n_conditions``
+    conditions), learned on ``data``."""
+    l1, l2 = options["l1"], options["l2"]
+    g, h = statistics(model, data, y, 0)
+    if len(model.rules) == 1:
+        assert model.status == "no-improvement"
+        rule, conditions = None, []
+    else:
+        rule = model.rules[1]
+        conditions = list(rule.conditions)
+    covered = np.ones(data.n_examples, dtype=bool)
+    quality, outputs = 0.0, range(y.shape[1])
+    for j in range(len(conditions) + 1):
+        candidates = [(head_quality(g, h, mask, outputs, options["head"], l1, l2)[0], mask)
+                      for *_, mask in all_conditions(data, covered)
+                      if mask.sum() >= options["min_coverage"]]
+        best = min((q for q, _ in candidates), default=math.inf)
+        tolerance = 1e-9 * max(1.0, abs(best))
+        if j == len(conditions):            # the rule stopped here: nothing improves it
+            stopped = len(conditions) == n_conditions or \
+                covered.sum() <= options["min_coverage"] or best >= quality - tolerance
+            assert stopped, (engine, best, quality)
+            break
+        condition = conditions[j]
+        mask = covered & condition.covers(data.values[condition.feature])
+        if options["head"] == "single" and j == 0:
+            # the rule's output has the largest |score| (up to rounding: near ties)
+            heads = output_heads(g, h, mask, outputs, l1, l2)
+            largest = max(abs(s) for _, s in heads.values())
+            output, = rule.outputs
+            assert abs(heads[output][1]) >= largest - 1e-9 * max(1.0, largest), engine
+            outputs = [output]
+        chosen, head = head_quality(g, h, mask, outputs, options["head"], l1, l2)
+        assert chosen <= best + tolerance and chosen < quality + tolerance, engine
+        covered, quality = mask, chosen
+    if rule is not None:                    # the head: shrunk Newton step of the coverage
+        _, head = head_quality(g, h, covered, outputs, options["head"], l1, l2)
+        assert list(rule.outputs) == list(head), engine
+        expected = [np.float32(0.3).item() * s for s in head.values()]
+        assert np.allclose(rule.scores, expected, rtol=1e-9, atol=1e-12), engine
+
+
 @st.composite
 def datasets(draw, max_examples=14):
     """Small tables of integer-valued numerical columns (negative values included, so all three
@@ -102,6 +146,19 @@ def datasets(draw, max_examples=14):
     return columns, y.astype(float), options
 
 
+def sparse_twin(columns):
+    """A dataset of :func:`datasets` as numbers, categories coded -1, 0, 2 (zero among them)
+    and declared nominal: (dense array, NaN missing; the same as a CSC matrix with its zeros
+    implicit and its NaN stored; the nominal column indices)."""
+    codes = {"a": -1.0, "b": 0.0, "c": 2.0, None: np.nan}
+    nominal = [j for j, column in enumerate(columns.values()) if column.dtype == object]
+    dense = np.array([[codes[c] for c in column] if column.dtype == object else column
+                      for column in columns.values()], dtype=float).T
+    rows, cols = np.nonzero(dense != 0)             # NaN != 0: stored
+    sparse = scipy.sparse.csc_matrix((dense[rows, cols], (rows, cols)), shape=dense.shape)
+    return dense, sparse, nominal
+
+
 class BoostedRulesTests:
     engine = None
 
@@ -117,44 +174,18 @@ class BoostedRulesTests:
         columns, y, options = dataset
         data = training_data(as_features(columns))
         model = self.fit(columns, y, max_rules=1, max_conditions=n_conditions, **options)
-        l1, l2 = options["l1"], options["l2"]
-        g, h = statistics(model, data, y, 0)
-        if len(model.rules) == 1:
-            assert model.status == "no-improvement"
-            rule, conditions = None, []
-        else:
-            rule = model.rules[1]
-            conditions = list(rule.conditions)
-        covered = np.ones(data.n_examples, dtype=bool)
-        quality, outputs = 0.0, range(y.shape[1])
-        for j in range(len(conditions) + 1):
-            candidates = [(head_quality(g, h, mask, outputs, options["head"], l1, l2)[0], mask)
-                          for *_, mask in all_conditions(data, covered)
-                          if mask.sum() >= options["min_coverage"]]
-            best = min((q for q, _ in candidates), default=math.inf)
-            tolerance = 1e-9 * max(1.0, abs(best))
-            if j == len(conditions):            # the rule stopped here: nothing improves it
-                stopped = len(conditions) == n_conditions or \
-                    covered.sum() <= options["min_coverage"] or best >= quality - tolerance
-                assert stopped, (self.engine, best, quality)
-                break
-            condition = conditions[j]
-            mask = covered & condition.covers(data.values[condition.feature])
-            if options["head"] == "single" and j == 0:
-                # the rule's output has the largest |score| (up to rounding: near ties)
-                heads = output_heads(g, h, mask, outputs, l1, l2)
-                largest = max(abs(s) for _, s in heads.values())
-                output, = rule.outputs
-                assert abs(heads[output][1]) >= largest - 1e-9 * max(1.0, largest), self.engine
-                outputs = [output]
-            chosen, head = head_quality(g, h, mask, outputs, options["head"], l1, l2)
-            assert chosen <= best + tolerance and chosen < quality + tolerance, self.engine
-            covered, quality = mask, chosen
-        if rule is not None:                    # the head: shrunk Newton step of the coverage
-            _, head = head_quality(g, h, covered, outputs, options["head"], l1, l2)
-            assert list(rule.outputs) == list(head), self.engine
-            expected = [np.float32(0.3).item() * s for s in head.values()]
-            assert np.allclose(rule.scores, expected, rtol=1e-9, atol=1e-12), self.engine
+        check_best_refinements(model, data, y, options, n_conditions, self.engine)
+
+    @given(datasets(), st.integers(1, 3))
+    def test_each_condition_is_the_best_refinement_in_sparse_data(self, dataset, n_conditions):
+        """The same on a scipy.sparse matrix (§3.2's three phases; nominal features coded as
+        numbers, zero among them)."""
+        columns, y, options = dataset
+        dense, sparse, nominal = sparse_twin(columns)
+        data = training_data(as_features(dense), nominal)
+        model = self.fit(sparse, y, max_rules=1, max_conditions=n_conditions,
+                         nominal_features=nominal, **options)
+        check_best_refinements(model, data, y, options, n_conditions, self.engine)
 
     @given(datasets(), st.integers(1, 4))
     def test_training_loss_is_the_models_loss(self, dataset, max_rules):
@@ -244,6 +275,84 @@ def test_fast_engine_learns_the_reference_engines_rules(dataset, max_rules, mlrl
     assert models[0].training_loss == models[1].training_loss
     assert models[0].holdout_loss == models[1].holdout_loss
     assert models[0].status == models[1].status
+
+
+# ----- sparse data -------------------------------------------------------------------------------
+
+@given(datasets(max_examples=20), st.integers(1, 4), st.booleans(),
+       st.sampled_from([None, "with:0.7", "stratified:0.6"]), st.sampled_from([None, 0.3]),
+       st.integers(0, 3), st.sampled_from([1, 2]), st.sampled_from([None, "width:0.5"]))
+def test_sparse_data_give_the_dense_datas_model(dataset, max_rules, sampling, instances,
+                                                 holdout, seed, n_jobs, binning):
+    """The sparse and the dense form of the same data, in either engine, give the same rules,
+    heads and curves bit for bit."""
+    columns, y, options = dataset
+    dense, sparse, nominal = sparse_twin(columns)
+    models = [fit_boosted_rules(X, y, max_rules=max_rules, engine=engine,
+                                nominal_features=nominal, feature_sampling=sampling,
+                                instance_sampling=instances, holdout=holdout, patience=2,
+                                binning=binning, random_state=seed, n_jobs=n_jobs, **options)
+              for engine in ("reference", "fast") for X in (dense, sparse)]
+    for model in models[1:]:
+        assert model.rules == models[0].rules
+        assert model.training_loss == models[0].training_loss
+        assert model.holdout_loss == models[0].holdout_loss
+
+
+@given(st.lists(st.one_of(st.just(0.0), st.integers(-3, 3), st.just(np.nan),
+                          st.sampled_from([1e-8, -1e-8, 1.0000001, -0.99999994])),
+                min_size=1, max_size=25))
+def test_the_sparse_phases_are_the_dense_searchs_candidates(cells):
+    """§3.2: phases I-III over the stored values evaluate the dense search's candidates, in
+    its order, with its sums bit for bit, and never read a zero."""
+    reference = importlib.import_module("optrules.reference.boomer")
+    values = np.array(cells, dtype=np.float32)
+    n = len(values)
+    rng = np.random.default_rng(n)
+    g, h = rng.normal(size=(n, 2)), rng.random(size=(n, 2))
+    weights = np.ones(n, dtype=np.int64)
+    examples = np.flatnonzero(~np.isnan(values))
+    total_g, total_h = g[examples].sum(axis=0), h[examples].sum(axis=0)
+    dense = reference._numerical_candidates(values, examples, g, h, weights, total_g, total_h,
+                                            False)
+    stored = examples[values[examples] != 0]
+    g_read = np.where((values != 0)[:, None], g, np.nan)      # a zero's statistics: NaN
+    sparse = reference._sparse_numerical_candidates(stored, values[stored], len(examples) -
+                                                    len(stored), g_read, h, weights, total_g,
+                                                    total_h)
+    key = [(operator, float(t), list(sum_g), list(sum_h))
+           for operator, t, _, sum_g, sum_h, _ in dense]
+    assert [(operator, float(t), list(sum_g), list(sum_h))
+            for operator, t, _, sum_g, sum_h, _ in sparse] == key
+
+
+def test_the_fast_sparse_search_reads_only_the_stored_values():
+    """One sparse feature of 100 000 examples with 3 stored values: the rows the fast engine
+    searches hold those 3 and one stand-in for the zeros."""
+    fast = importlib.import_module("optrules.fast.boomer")
+    n = 100_000
+    X = scipy.sparse.csc_matrix(([-1.0, 2.0, 3.0], ([5, 70, 99_999], [0, 0, 0])),
+                                shape=(n, 1))
+    induction = fast.RuleInduction(sparse_training_data(X), SearchConfig())
+    stats = fast._channels(np.ones((n, 1)), np.ones((n, 1)), np.ones(n), np.arange(1))
+    examples, values, _, _ = induction._sparse_rows(np.array([0]), np.ones(n, bool), stats)
+    assert values.tolist() == [[-1.0, 0.0, 2.0, 3.0]]
+    assert examples.tolist() == [[5, n, 70, 99_999]]
+
+
+def test_a_declared_nominal_feature_keeps_its_values():
+    X = np.array([[0.0], [3.0], [3.0], [7.0], [np.nan]])
+    model = fit_boosted_rules(X, [0, 1, 1, 0, 0], max_rules=1, feature_sampling=False,
+                              nominal_features=[0])
+    assert str(model.rules[1].conditions[0]) == "Condition(feature=0, operator='==', " \
+        "threshold=3.0)"
+    assert "x0 == 3.0" in str(model)
+    again = type(model).from_dict(json.loads(json.dumps(model.to_dict())))
+    assert again.rules == model.rules and again.nominal == (True,)
+    with pytest.raises(ValueError, match=r"nominal_features must hold column indices in \[0, 1\)"):
+        fit_boosted_rules(X, [0, 1, 1, 0, 0], nominal_features=[1])
+    with pytest.raises(ValueError, match="column 0 .'c'. is categorical"):
+        fit_boosted_rules({"c": ["a", "b"]}, [0, 1], nominal_features=[0])
 
 
 @pytest.mark.parametrize("engine", sorted(ENGINES))

@@ -244,3 +244,36 @@ def test_cli_holdout_and_instance_sampling(table, capsys):
     assert "holdout loss" in capsys.readouterr().out
     assert main(["boomer", "--csv", str(table), "--target", "y0", "--holdout", "x"]) == 2
     assert "--holdout must be none or a number" in capsys.readouterr().err
+
+
+def test_sparse_input_fits_and_predicts_as_dense_input(tmp_path):
+    """A scipy.sparse X (a nominal column among them) gives the dense X's model and
+    predictions, also after a model-file round trip; sparse X meets a model with
+    categorical features with a clear error."""
+    scipy_sparse = pytest.importorskip("scipy.sparse")
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(120, 5)) * (rng.random((120, 5)) < 0.3)
+    X[:, 4] = rng.choice([0.0, 0.0, 1.0, 2.0], 120)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + (X[:, 4] == 1) > 0.2).astype(int)
+    rows, cols = np.nonzero(X != 0)
+    sparse = scipy_sparse.csr_matrix((X[rows, cols], (rows, cols)), shape=X.shape)
+    dense_model = BoostedRulesClassifier(30, nominal_features=[4], random_state=3).fit(X, y)
+    sparse_model = BoostedRulesClassifier(30, nominal_features=[4], random_state=3).fit(sparse,
+                                                                                         y)
+    assert str(sparse_model) == str(dense_model)
+    assert "x4 ==" in str(dense_model) or "x4 !=" in str(dense_model)
+    scores = dense_model.decision_function(X)
+    assert np.array_equal(sparse_model.decision_function(sparse), scores)
+    sparse_model.to_json(tmp_path / "model.json")
+    assert np.array_equal(load_model(tmp_path / "model.json").decision_function(sparse), scores)
+    with pytest.raises(ValueError, match="X has 4 features, but BoostedRulesClassifier is "
+                                         "expecting 5"):
+        sparse_model.predict(sparse[:, :4])
+    X_mixed, y_mixed = mixed_data()
+    categorical = BoostedRulesClassifier(5, random_state=0).fit(X_mixed, y_mixed)
+    with pytest.raises(TypeError, match="fitted with categorical features"):
+        categorical.predict(scipy_sparse.csr_matrix(np.zeros((2, 3))))
+    with pytest.raises(ValueError, match="nominal_features. parameter of "
+                                         "BoostedRulesClassifier names an index twice"):
+        BoostedRulesClassifier(nominal_features=[1, 1]).fit(X, y)

@@ -4,12 +4,13 @@ import sys
 import numpy as np
 
 from optrules.base import RuleEstimator, binary_classes, regression_target
-from optrules.data.table import sorted_classes
+from optrules.data.table import as_features, sorted_classes
 from optrules.limits import warn_if_stopped
 from optrules.boosted_rules.fit import BOOSTED_RULES_CONSTRAINTS, fit_boosted_rules
 from optrules.boosted_rules.losses import LOSSES
 from optrules.boosted_rules.model import BoostedRules
-from optrules.boosted_rules.training_data import feature_matrix
+from optrules.boosted_rules.training_data import (feature_matrix, is_sparse_matrix,
+                                                  sparse_training_data)
 from optrules.validation import Boolean, Integer, Options
 
 __all__ = ["BoostedRulesClassifier", "BoostedRulesRegressor"]
@@ -17,8 +18,7 @@ __all__ = ["BoostedRulesClassifier", "BoostedRulesRegressor"]
 _PARAMETERS = ("max_rules", "head", "shrinkage", "l1", "l2", "feature_sampling",
                "instance_sampling", "holdout", "patience", "binning", "min_coverage",
                "max_conditions", "mlrl_compatible", "engine", "random_state", "n_jobs",
-               "time_limit",
-               "max_memory")
+               "time_limit", "max_memory", "nominal_features")
 
 _SHARED_DOC = """
     A default rule (empty body, the regularised Newton step of all examples) and then
@@ -28,7 +28,8 @@ _SHARED_DOC = """
     condition improves the rule; its head, the Newton step of the examples it covers with L1
     and L2 regularisation, is multiplied by ``shrinkage``. Numerical features are read as
     float32, as mlrl-boomer does; categorical ones give ``==`` / ``!=`` conditions; missing
-    values satisfy no condition.
+    values satisfy no condition. ``X`` may be a scipy.sparse matrix: its zeros are never
+    visited (the sparsity-aware search), and the model is the one its dense form gives.
 
     Parameters
     ----------
@@ -76,6 +77,8 @@ _SHARED_DOC = """
         reaches ``max_memory`` MB ("memory-limit").
     max_memory : float, "auto" or None, default "auto"
         "auto" is half of the physical (or container) memory, None is no cap.
+    nominal_features : sequence of int or None, default None
+        Numeric columns to treat as nominal (``x == v`` / ``x != v`` for their values v).
     verbose : int, default 0
         If > 0, print each rule on stderr as it is learned.
 """
@@ -109,8 +112,7 @@ class _BoostedRules(RuleEstimator):
                  l2=1.0, feature_sampling=True, instance_sampling=None, holdout=None,
                  patience=50, binning=None, min_coverage=1, max_conditions=None,
                  mlrl_compatible=False, engine="fast", random_state=None, n_jobs=1,
-                 time_limit=None,
-                 max_memory="auto", verbose=0):
+                 time_limit=None, max_memory="auto", nominal_features=None, verbose=0):
         self.max_rules = max_rules
         self.loss = loss
         self.head = head
@@ -130,6 +132,7 @@ class _BoostedRules(RuleEstimator):
         self.n_jobs = n_jobs
         self.time_limit = time_limit
         self.max_memory = max_memory
+        self.nominal_features = nominal_features
         self.verbose = verbose
 
     @property
@@ -139,26 +142,46 @@ class _BoostedRules(RuleEstimator):
 
     def _fit(self, X, y):
         params = self._validated_params()
-        features = self._training_features(X)
-        targets, output_names, outputs = self._targets(y, features.n_samples)
+        sparse = is_sparse_matrix(X)
+        features = X if sparse else self._training_features(X)
+        targets, output_names, outputs = self._targets(y, X.shape[0] if sparse
+                                                       else features.n_samples)
         progress = _print_rule if params["verbose"] else None
         model = fit_boosted_rules(features, targets, loss=params["loss"],
                                   output_names=output_names, progress=progress,
                                   **{name: params[name] for name in _PARAMETERS})
         self._restore(model)
         self.__dict__.update(outputs)
-        self._remember_features(X, features)
+        if sparse:                        # numeric columns without names
+            self._remember_features(None, as_features(np.zeros((1, X.shape[1]))))
+        else:
+            self._remember_features(X, features)
         warn_if_stopped(type(self).__name__, model.status,
                         f"{len(model.rules) - 1} of {params['max_rules']} rules")
         return self
 
     def _scores(self, X, n_rules):
         """Scores (n_samples, n_outputs) from the default rule and the first ``n_rules``."""
-        features = self._features_for_predict(X)
-        values = feature_matrix(features, self.model_.categories)
+        if is_sparse_matrix(X):
+            self._check_is_fitted()
+            if X.shape[1] != self.n_features_in_:
+                raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
+                                 f"expecting {self.n_features_in_} features as input.")
+            if any(c is not None for c in self.model_.categories):
+                raise TypeError("sparse X holds numbers only, but this model was fitted with "
+                                "categorical features; pass the data as a DataFrame.")
+            values = sparse_training_data(X).values
+        else:
+            features = self._features_for_predict(X)
+            values = feature_matrix(features, self.model_.categories)
         if n_rules is not None:
             n_rules = Integer(0).resolve("n_rules", n_rules, type(self).__name__)
         return self.model_.scores(values, n_rules)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
 
     def _restore(self, model):
         self.model_ = model
@@ -233,16 +256,15 @@ class BoostedRulesClassifier(_BoostedRules):
                  l1=0.0, l2=1.0, feature_sampling=True, instance_sampling=None, holdout=None,
                  patience=50, binning=None, min_coverage=1, max_conditions=None,
                  mlrl_compatible=False, engine="fast", random_state=None, n_jobs=1,
-                 time_limit=None,
-                 max_memory="auto", verbose=0):
+                 time_limit=None, max_memory="auto", nominal_features=None, verbose=0):
         super().__init__(max_rules, loss=loss, head=head, shrinkage=shrinkage, l1=l1, l2=l2,
                          feature_sampling=feature_sampling,
                          instance_sampling=instance_sampling, holdout=holdout,
                          patience=patience, binning=binning, min_coverage=min_coverage,
                          max_conditions=max_conditions, mlrl_compatible=mlrl_compatible,
                          engine=engine, random_state=random_state, n_jobs=n_jobs,
-                         time_limit=time_limit,
-                         max_memory=max_memory, verbose=verbose)
+                         time_limit=time_limit, max_memory=max_memory,
+                         nominal_features=nominal_features, verbose=verbose)
 
     def fit(self, X, y):
         """Learn the rules on features ``X`` for a binary target ``y`` of shape (n_samples,)
@@ -337,16 +359,15 @@ class BoostedRulesRegressor(_BoostedRules):
                  l2=1.0, feature_sampling=True, instance_sampling=None, holdout=None,
                  patience=50, binning=None, min_coverage=1, max_conditions=None,
                  mlrl_compatible=False, engine="fast", random_state=None, n_jobs=1,
-                 time_limit=None,
-                 max_memory="auto", verbose=0):
+                 time_limit=None, max_memory="auto", nominal_features=None, verbose=0):
         super().__init__(max_rules, loss=loss, head=head, shrinkage=shrinkage, l1=l1, l2=l2,
                          feature_sampling=feature_sampling,
                          instance_sampling=instance_sampling, holdout=holdout,
                          patience=patience, binning=binning, min_coverage=min_coverage,
                          max_conditions=max_conditions, mlrl_compatible=mlrl_compatible,
                          engine=engine, random_state=random_state, n_jobs=n_jobs,
-                         time_limit=time_limit,
-                         max_memory=max_memory, verbose=verbose)
+                         time_limit=time_limit, max_memory=max_memory,
+                         nominal_features=nominal_features, verbose=verbose)
 
     def fit(self, X, y):
         """Learn the rules on features ``X`` for a numeric target ``y`` of shape (n_samples,)

@@ -21,11 +21,12 @@ from optrules.boosted_rules.losses import LOSSES
 from optrules.boosted_rules.model import BoostedRules, Rule
 from optrules.boosted_rules.sampling import INSTANCE_SAMPLING, Sampler
 from optrules.boosted_rules.search import SearchConfig
-from optrules.boosted_rules.training_data import training_data
+from optrules.boosted_rules.training_data import (dense_column, is_sparse_matrix,
+                                                  sparse_training_data, training_data)
 from optrules.data.table import as_features
 from optrules.limits import Budget, interruptible, memory_cap
-from optrules.validation import (Boolean, Callable, Integer, KindAndShare, Options, Real,
-                                 validate_params)
+from optrules.validation import (Boolean, Callable, Indices, Integer, KindAndShare, Options,
+                                 Real, validate_params)
 
 __all__ = ["fit_boosted_rules", "ENGINES", "BOOSTED_RULES_CONSTRAINTS"]
 
@@ -53,6 +54,7 @@ BOOSTED_RULES_CONSTRAINTS = {
     "n_jobs": [Integer(1)],
     "time_limit": [Real(), None],
     "max_memory": [Real(), None, Options(("auto",))],
+    "nominal_features": [Indices(), None],
     "progress": [Callable(), None],
 }
 
@@ -62,14 +64,17 @@ def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, s
                       holdout=None, patience=50, binning=None, min_coverage=1,
                       max_conditions=None, mlrl_compatible=False, engine="fast",
                       random_state=None, n_jobs=1, time_limit=None, max_memory="auto", budget=None,
-                      output_names=None, progress=None):
+                      output_names=None, nominal_features=None, progress=None):
     """Learn a default rule and ``max_rules`` boosted rules greedily (BOOMER).
 
     Parameters
     ----------
-    X : ndarray (n, d), DataFrame, dict of columns or Features
+    X : ndarray (n, d), scipy.sparse matrix, DataFrame, dict of columns or Features
         Numerical features are read as float32 (as mlrl-boomer does); categorical ones are
-        nominal (``==`` / ``!=``); missing values satisfy no condition.
+        nominal (``==`` / ``!=``); missing values (NaN, None) satisfy no condition. A sparse
+        matrix (any scipy.sparse format, read as CSC; a stored NaN is missing) is searched
+        without visiting its zeros (Rapp et al. 2023, §3.2) and gives the model its dense
+        form gives.
     y : array-like of shape (n,) or (n, n_outputs)
         0/1 labels (logistic loss; several columns for multi-label data) or real targets
         (squared loss).
@@ -126,6 +131,9 @@ def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, s
         An outer budget the fit also stops at (the CLI's whole-command time limit).
     output_names : optional
         Names of the outputs (default ``y0, y1, ...``).
+    nominal_features : sequence of int, optional
+        Indices of numeric columns to treat as nominal (``x == v`` / ``x != v`` with v one of
+        their values), as mlrl-boomer's ``nominal_attribute_indices``.
     progress : callable, optional
         Called as ``progress(t, rule_text)`` after each rule.
 
@@ -149,17 +157,36 @@ def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, s
         "max_conditions": max_conditions, "mlrl_compatible": mlrl_compatible,
         "engine": engine, "random_state": random_state, "n_jobs": n_jobs,
         "time_limit": time_limit,
-        "max_memory": max_memory, "progress": progress}, "fit_boosted_rules")
+        "max_memory": max_memory, "nominal_features": nominal_features,
+        "progress": progress}, "fit_boosted_rules")
     if given["binning"] is not None and given["mlrl_compatible"]:
         raise ValueError("fit_boosted_rules: mlrl_compatible reproduces mlrl-boomer's "
                          "pre-sorted search; it cannot be combined with binning.")
-    data = training_data(as_features(X))
+    data = _training_data(X, given["nominal_features"] or ())
+    if data.sparse and given["mlrl_compatible"]:    # mlrl-boomer's dense search, reproduced
+        data = data.densified()
     targets = _targets(y, data.n_examples, given["loss"])
     names = tuple(output_names) if output_names is not None else \
         tuple(f"y{k}" for k in range(targets.shape[1]))
     with interruptible():
         total = Budget(given["time_limit"], memory_cap(given["max_memory"]), parent=budget)
         return _assemble(data, targets, names, given, total)
+
+
+def _training_data(X, nominal):
+    """The :class:`TrainingData` of dense or sparse ``X`` with the numeric columns
+    ``nominal`` (indices) nominal; ValueError for an index that is not such a column."""
+    features = None if is_sparse_matrix(X) else as_features(X)
+    n_features = X.shape[1] if features is None else features.n_features
+    for j in nominal:
+        if j >= n_features:
+            raise ValueError(f"nominal_features must hold column indices in [0, {n_features}). "
+                             f"Got {j} instead.")
+        if features is not None and not features.numeric[j]:
+            raise ValueError(f"nominal_features: column {j} ({features.names[j]!r}) is "
+                             "categorical, hence nominal already.")
+    return training_data(features, nominal) if features is not None else \
+        sparse_training_data(X, nominal)
 
 
 def _targets(y, n_examples, loss):
@@ -195,7 +222,7 @@ def _bins(data, binning):
     if binning is None:
         return None
     method, ratio = KindAndShare.split(binning)
-    return tuple(None if nominal else feature_bins(values, method, ratio)
+    return tuple(None if nominal else feature_bins(dense_column(values), method, ratio)
                  for values, nominal in zip(data.values, data.nominal))
 
 
@@ -253,7 +280,7 @@ def _boost(induction, data, targets, output_names, given, config, budget, start)
         curves.truncate(curves.best + 1)
     return BoostedRules(tuple(rules), loss.name, data.names, data.categories, output_names,
                         tuple(curves.training), tuple(curves.holdout),
-                        time.perf_counter() - start, status)
+                        time.perf_counter() - start, status, data.nominal)
 
 
 def _sums(gradients, hessians, rows):

@@ -37,7 +37,13 @@ class Condition:
     threshold: float
 
     def covers(self, values):
-        """Mask of the rows of a float32 column that satisfy the condition (NaN: none)."""
+        """Mask of the rows of a float32 column that satisfy the condition (NaN: none); of a
+        :class:`~optrules.boosted_rules.training_data.SparseColumn`, the value 0 tested
+        once for all the examples not stored."""
+        if hasattr(values, "rows"):
+            covered = np.full(values.n_examples, bool(self.covers(np.zeros(1, np.float32))[0]))
+            covered[values.rows] = self.covers(values.values)
+            return covered
         threshold = np.float32(self.threshold)
         if self.operator == "<=":
             return values <= threshold
@@ -75,13 +81,16 @@ class BoostedRules:
     loss : str
     feature_names : tuple of str
     categories : tuple
-        Sorted categories of each nominal feature, None for numerical ones.
+        Sorted categories of each categorical feature, None for numeric ones.
     output_names : tuple of str
     training_loss, holdout_loss : tuple of float
         Mean loss of the training and of the holdout examples after the default rule and after
         each induced rule (``holdout_loss`` empty without a holdout set).
     seconds : float
         Wall time of the fit.
+    nominal : tuple of bool
+        Which features are nominal (``==`` / ``!=``): the categorical ones and the numeric ones
+        declared nominal, whose values are their codes. Empty: the categorical ones.
     status : str
         Why boosting ended (:data:`STATUSES`): "complete" (all rules), "no-improvement" (no
         condition improved on an empty head), "early-stopping" (the holdout loss stopped
@@ -99,6 +108,11 @@ class BoostedRules:
     holdout_loss: tuple = ()
     seconds: float = 0.0
     status: str = "complete"
+    nominal: tuple = ()
+
+    def is_nominal(self, feature):
+        return self.nominal[feature] if self.nominal else \
+            self.categories[feature] is not None
 
     def scores(self, values, n_rules=None):
         """Scores (n_examples, n_outputs) of float32 columns ``values``, summed over the default
@@ -132,8 +146,10 @@ class BoostedRules:
     def to_dict(self):
         return {
             "loss": self.loss,
-            "features": [{"name": name, "categories": None if c is None else list(c)}
-                         for name, c in zip(self.feature_names, self.categories)],
+            "features": [{"name": name, "categories": None if c is None else list(c),
+                          "nominal": self.is_nominal(j)}
+                         for j, (name, c) in enumerate(zip(self.feature_names,
+                                                           self.categories))],
             "outputs": list(self.output_names),
             "rules": [{"conditions": [self._condition_dict(c) for c in rule.conditions],
                        "head": {self.output_names[k]: float(v)
@@ -157,17 +173,22 @@ class BoostedRules:
         """The model a :meth:`to_dict` object describes; ValueError naming the bad field."""
         json_object(body, where, ("loss", "features", "outputs", "rules", "training_loss",
                                   "holdout_loss", "seconds", "status"))
-        names, categories = [], []
+        names, categories, nominal = [], [], []
         for k, feature in enumerate(_json_list(body["features"], f"{where}.features")):
-            json_object(feature, f"{where}.features[{k}]", ("name", "categories"))
-            names.append(_json_text(feature["name"], f"{where}.features[{k}].name"))
+            at = f"{where}.features[{k}]"
+            json_object(feature, at, ("name", "categories"), optional=("nominal",))
+            names.append(_json_text(feature["name"], f"{at}.name"))
             known = feature["categories"]
             categories.append(None if known is None else tuple(
-                _json_text(c, f"{where}.features[{k}].categories")
-                for c in _json_list(known, f"{where}.features[{k}].categories")))
+                _json_text(c, f"{at}.categories") for c in _json_list(known, f"{at}.categories")))
+            nominal.append(feature.get("nominal", known is not None))
+            if nominal[-1] not in (True, False) or (known is not None and not nominal[-1]):
+                raise ValueError(f"{at}.nominal must be true or false, and true for a feature "
+                                 f"with categories. Got {feature['nominal']!r} instead.")
         outputs = tuple(_json_text(o, f"{where}.outputs")
                         for o in _json_list(body["outputs"], f"{where}.outputs"))
-        rules = tuple(_rule_from_dict(rule, f"{where}.rules[{k}]", names, categories, outputs)
+        rules = tuple(_rule_from_dict(rule, f"{where}.rules[{k}]", names, categories, nominal,
+                                      outputs)
                       for k, rule in enumerate(_json_list(body["rules"], f"{where}.rules")))
         if not rules or rules[0].conditions:
             raise ValueError(f"{where}.rules must start with the default rule (no conditions).")
@@ -180,10 +201,11 @@ class BoostedRules:
                              "instead.")
         return cls(rules, _json_text(body["loss"], f"{where}.loss"), tuple(names),
                    tuple(categories), outputs, *curves,
-                   seconds=json_number(body["seconds"], f"{where}.seconds"), status=status)
+                   seconds=json_number(body["seconds"], f"{where}.seconds"), status=status,
+                   nominal=tuple(nominal))
 
 
-def _rule_from_dict(rule, where, names, categories, outputs):
+def _rule_from_dict(rule, where, names, categories, nominal, outputs):
     json_object(rule, where, ("conditions", "head"))
     conditions = []
     for k, condition in enumerate(_json_list(rule["conditions"], f"{where}.conditions")):
@@ -195,7 +217,7 @@ def _rule_from_dict(rule, where, names, categories, outputs):
         feature = names.index(condition["feature"])
         operator = condition["operator"]
         known = categories[feature]
-        allowed = OPERATORS[:2] if known is None else OPERATORS[2:]
+        allowed = OPERATORS[2:] if nominal[feature] else OPERATORS[:2]
         if operator not in allowed:
             raise ValueError(f"{at}.operator must be one of {list(allowed)} for feature "
                              f"{names[feature]!r}. Got {operator!r} instead.")
