@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from optrules.boosted_rules.heads import complete_heads, single_output_heads
+from optrules.boosted_rules.heads import single_output_heads
 from optrules.boosted_rules.model import Condition
 from optrules.boosted_rules.search import FoundRule, Refinement, differ, midpoint
 
@@ -74,7 +74,7 @@ class RuleInduction:
         covered = np.ones(len(weights), dtype=bool)
         order = self.order
         outputs = np.arange(gradients.shape[1])
-        stats = _channels(gradients, hessians, weights, outputs)
+        stats = _channels(gradients, hessians, weights, outputs, self.config.packed_hessian)
         # mlrl-boomer keeps the sums of the rule's coverage up to date as it grows: all
         # outputs' channels, like ``stats`` before any output is chosen
         rule_totals = np.cumsum(stats, axis=1)[:, -1] if self.config.mlrl_compatible else None
@@ -93,7 +93,7 @@ class RuleInduction:
                 order = order[covered[order]].reshape(len(order), int(covered.sum()))
             if self.config.head == "single" and len(outputs) > 1:
                 outputs = refinement.outputs   # the first condition fixes the head's output
-                stats = _channels(gradients, hessians, weights, outputs)
+                stats = _channels(gradients, hessians, weights, outputs, False)
             if refinement.covered[weights > 0].sum() <= self.config.min_coverage:
                 break
         if best is None:
@@ -150,13 +150,12 @@ class RuleInduction:
         (C, ...); a candidate covering fewer than min_coverage counted examples gets quality
         +inf. Numerical candidates cover at least one by construction; ``every`` checks
         them all (nominal values, which examples of weight 0 can hold)."""
-        n_outputs = (len(sums) - 1) // 2
-        sum_g, sum_h = sums[:n_outputs], sums[n_outputs:2 * n_outputs]
+        sum_g, sum_h = _statistics(sums, self.config.packed_hessian)
         l1, l2 = self.config.l1, self.config.l2
         if self.config.head == "single":
             chosen, scores, qualities = single_output_heads(sum_g, sum_h, l1, l2)
         else:
-            chosen, (scores, qualities) = None, complete_heads(sum_g, sum_h, l1, l2)
+            chosen, (scores, qualities) = None, self.config.complete_heads(sum_g, sum_h)
         if self.config.min_coverage > 1 or every:
             qualities = np.where(sums[-1] >= self.config.min_coverage, qualities, np.inf)
         return chosen, scores, qualities
@@ -385,13 +384,24 @@ def _running_sides(source, totals):
     return sides
 
 
-def _channels(gradients, hessians, weights, outputs):
-    """The weighted statistics of the outputs a head may still predict for, and the count of
-    examples of non-zero weight, as the channels of one array (2 len(outputs) + 1,
-    n_examples)."""
+def _channels(gradients, hessians, weights, outputs, packed_hessian):
+    """The weighted statistics of the outputs a head may still predict for (all packed
+    Hessians of non-decomposable statistics), and the count of examples of non-zero weight,
+    as the channels of one array (C, n_examples)."""
+    if not packed_hessian:
+        hessians = hessians[:, outputs]
     return np.concatenate([(gradients[:, outputs] * weights[:, None]).T,
-                           (hessians[:, outputs] * weights[:, None]).T,
-                           (weights > 0)[None]])
+                           (hessians * weights[:, None]).T, (weights > 0)[None]])
+
+
+def _statistics(sums, packed_hessian):
+    """The gradient and Hessian channels of channel sums (C, ...): K gradients, then K or
+    K(K+1)/2 Hessians, then the count."""
+    if packed_hessian:                      # C - 1 = K + K(K+1)/2
+        k = int(round((-3 + (9 + 8 * (len(sums) - 1)) ** 0.5) / 2))
+        return sums[:k], sums[k:-1]
+    k = (len(sums) - 1) // 2
+    return sums[:k], sums[k:2 * k]
 
 
 def _totals(examples, values, covered, stats, rule_totals):

@@ -31,7 +31,7 @@ References
 
 import numpy as np
 
-from optrules.boosted_rules.heads import complete_heads, single_output_heads
+from optrules.boosted_rules.heads import single_output_heads
 from optrules.boosted_rules.model import Condition
 from optrules.boosted_rules.search import FoundRule, Refinement, is_equal, midpoint
 from optrules.boosted_rules.training_data import SparseColumn, dense_column
@@ -155,7 +155,7 @@ class RuleInduction:
         if self.config.head == "single":
             chosen, score, quality = single_output_heads(sum_g[outputs], sum_h[outputs], l1, l2)
             return outputs[[int(chosen)]], np.array([score]), quality
-        scores, quality = complete_heads(sum_g, sum_h, l1, l2)
+        scores, quality = self.config.complete_heads(sum_g, sum_h)
         return outputs, scores, quality
 
 

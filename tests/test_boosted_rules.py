@@ -38,9 +38,27 @@ def output_heads(g, h, covered, outputs, l1, l2):
     return result
 
 
+def linear_system_head(g, h, covered, l1, l2):
+    """(quality, {output: score}) of the complete head of non-decomposable statistics, from
+    scratch: the full Hessian matrix of the sums, numpy's general solver."""
+    k = g.shape[1]
+    G = np.array([math.fsum(g[covered, j]) for j in range(k)])
+    H = np.empty((k, k))
+    for c in range(k):
+        for r in range(c + 1):
+            H[r, c] = H[c, r] = math.fsum(h[covered, c * (c + 1) // 2 + r])
+    o = -G + np.where(-G > l1, -l1, np.where(-G < -l1, l1, 0.0))
+    s = np.linalg.solve(H + l2 * np.eye(k), o)
+    quality = G @ s + 0.5 * s @ H @ s + l1 * np.abs(s).sum() + 0.5 * l2 * s @ s
+    return float(quality), dict(enumerate(s.tolist()))
+
+
 def head_quality(g, h, covered, outputs, head, l1, l2):
     """(quality, {output: score}) of the best head of the covered examples: the single output
-    of largest |score| (the first on ties), or all outputs."""
+    of largest |score| (the first on ties), all outputs, or ("linear-system") all outputs of
+    non-decomposable statistics."""
+    if head == "linear-system":
+        return linear_system_head(g, h, covered, l1, l2)
     result = output_heads(g, h, covered, outputs, l1, l2)
     if head == "single":
         best = max(outputs, key=lambda k: (abs(result[k][1]), -k))
@@ -72,6 +90,11 @@ def statistics(model, data, targets, n_rules):
     return LOSSES[model.loss].statistics(targets, model.scores(data.values, n_rules))
 
 
+def brute_head(options):
+    """The head kind :func:`head_quality` computes for a dataset's options."""
+    return "linear-system" if options["loss"] == "example-wise-logistic" else options["head"]
+
+
 def check_best_refinements(model, data, y, options, n_conditions, engine):
     """Alg. 2-3 against brute force for ``model``'s first rule (at most ``n_conditions``
     conditions), learned on ``data``."""
@@ -86,8 +109,8 @@ def check_best_refinements(model, data, y, options, n_conditions, engine):
     covered = np.ones(data.n_examples, dtype=bool)
     quality, outputs = 0.0, range(y.shape[1])
     for j in range(len(conditions) + 1):
-        candidates = [(head_quality(g, h, mask, outputs, options["head"], l1, l2)[0], mask)
-                      for *_, mask in all_conditions(data, covered)
+        candidates = [(head_quality(g, h, mask, outputs, brute_head(options), l1, l2)[0],
+                       mask) for *_, mask in all_conditions(data, covered)
                       if mask.sum() >= options["min_coverage"]]
         best = min((q for q, _ in candidates), default=math.inf)
         tolerance = 1e-9 * max(1.0, abs(best))
@@ -105,11 +128,11 @@ def check_best_refinements(model, data, y, options, n_conditions, engine):
             output, = rule.outputs
             assert abs(heads[output][1]) >= largest - 1e-9 * max(1.0, largest), engine
             outputs = [output]
-        chosen, head = head_quality(g, h, mask, outputs, options["head"], l1, l2)
+        chosen, head = head_quality(g, h, mask, outputs, brute_head(options), l1, l2)
         assert chosen <= best + tolerance and chosen < quality + tolerance, engine
         covered, quality = mask, chosen
     if rule is not None:                    # the head: shrunk Newton step of the coverage
-        _, head = head_quality(g, h, covered, outputs, options["head"], l1, l2)
+        _, head = head_quality(g, h, covered, outputs, brute_head(options), l1, l2)
         assert list(rule.outputs) == list(head), engine
         expected = [np.float32(0.3).item() * s for s in head.values()]
         assert np.allclose(rule.scores, expected, rtol=1e-9, atol=1e-12), engine
@@ -132,16 +155,20 @@ def datasets(draw, max_examples=14):
                 st.sampled_from([-1.0, -0.99999994, 0.0, 1e-8, 1.0, 1.0000001, 1.0000002, 2.0])
             cells = draw(st.lists(st.one_of(numbers, st.just(None)), min_size=n, max_size=n))
             columns[f"x{j}"] = np.array([np.nan if c is None else c for c in cells], dtype=float)
-    loss = draw(st.sampled_from(["logistic", "squared"]))
+    loss = draw(st.sampled_from(["logistic", "squared", "example-wise-logistic"]))
     n_outputs = draw(st.integers(1, 3))
-    if loss == "logistic":
+    if loss != "squared":
         y = np.array(draw(st.lists(st.lists(st.integers(0, 1), min_size=n_outputs,
                                             max_size=n_outputs), min_size=n, max_size=n)))
     else:
         y = np.array(draw(st.lists(st.lists(st.integers(-4, 4), min_size=n_outputs,
                                             max_size=n_outputs), min_size=n, max_size=n)))
-    options = dict(loss=loss, head=draw(st.sampled_from(["single", "complete"])),
-                   l1=draw(st.sampled_from([0.0, 0.5])), l2=draw(st.sampled_from([0.0, 1.0])),
+    # the example-wise loss: complete heads, and λ2 > 0 so that every system is regular
+    example_wise = loss == "example-wise-logistic"
+    options = dict(loss=loss, head="complete" if example_wise else
+                   draw(st.sampled_from(["single", "complete"])),
+                   l1=draw(st.sampled_from([0.0, 0.5])),
+                   l2=1.0 if example_wise else draw(st.sampled_from([0.0, 1.0])),
                    min_coverage=draw(st.integers(1, 2)))
     return columns, y.astype(float), options
 
@@ -277,6 +304,63 @@ def test_fast_engine_learns_the_reference_engines_rules(dataset, max_rules, mlrl
     assert models[0].status == models[1].status
 
 
+# ----- the example-wise logistic loss ----------------------------------------------------------
+
+@given(st.integers(1, 4), st.integers(1, 12), st.sampled_from([0.0, 0.3, 2.0]),
+       st.sampled_from([0.5, 1.0]), st.integers(0, 2**32 - 1))
+def test_linear_system_heads_are_the_brute_force_heads(k, n, l1, l2, seed):
+    """Scores and qualities of a batch of candidates equal the head computed from scratch."""
+    from optrules.boosted_rules.heads import linear_system_heads
+    rng = np.random.default_rng(seed)
+    y, p = rng.integers(0, 2, (n, k)), rng.normal(size=(n, k)) * 2
+    g, h = LOSSES["example-wise-logistic"].statistics(y, p)
+    masks = rng.random((5, n)) < 0.6
+    scores, qualities = linear_system_heads(np.stack([g[m].sum(axis=0) for m in masks], 1),
+                                            np.stack([h[m].sum(axis=0) for m in masks], 1),
+                                            l1, l2)
+    for j, mask in enumerate(masks):
+        quality, head = linear_system_head(g, h, mask, l1, l2)
+        assert math.isclose(qualities[j], quality, rel_tol=1e-9, abs_tol=1e-12)
+        assert np.allclose(scores[:, j], list(head.values()), rtol=1e-9, atol=1e-12)
+
+
+@given(st.integers(1, 4), st.integers(0, 2**32 - 1))
+def test_example_wise_statistics_are_the_derivatives_of_the_loss(k, seed):
+    """g and the packed Hessian against central differences of ℓ and of g."""
+    rng = np.random.default_rng(seed)
+    y, p = rng.integers(0, 2, (6, k)), rng.normal(size=(6, k)) * 3
+    loss = LOSSES["example-wise-logistic"]
+    g, h = loss.statistics(y, p)
+    step = 1e-6
+    for c in range(k):
+        shift = np.zeros(k)
+        shift[c] = step
+        slope = (loss.values(y, p + shift) - loss.values(y, p - shift)) / (2 * step)
+        assert np.allclose(slope, g[:, c], atol=1e-6)
+        curvature = (loss.statistics(y, p + shift)[0] - loss.statistics(y, p - shift)[0]) / \
+            (2 * step)
+        for r in range(k):
+            low, high = min(r, c), max(r, c)
+            assert np.allclose(curvature[:, r], h[:, high * (high + 1) // 2 + low], atol=1e-6)
+
+
+def test_the_example_wise_loss_without_l2_and_its_restrictions():
+    """λ2 = 0 (singular systems give no prediction): both engines agree; single heads and
+    mlrl_compatible are refused with the reason."""
+    rng = np.random.default_rng(8)
+    X, Y = rng.normal(size=(40, 3)), rng.integers(0, 2, (40, 3))
+    Y[:, 2] = 1                                       # a constant label
+    models = [fit_boosted_rules(X, Y, loss="example-wise-logistic", head="complete", l2=0.0,
+                                max_rules=5, feature_sampling=False, engine=engine)
+              for engine in ("reference", "fast")]
+    assert models[0].rules == models[1].rules and len(models[0].rules) > 1
+    with pytest.raises(ValueError, match="takes complete heads"):
+        fit_boosted_rules(X, Y, loss="example-wise-logistic")
+    with pytest.raises(ValueError, match="not one"):
+        fit_boosted_rules(X, Y, loss="example-wise-logistic", head="complete",
+                          mlrl_compatible=True)
+
+
 # ----- sparse data -------------------------------------------------------------------------------
 
 @given(datasets(max_examples=20), st.integers(1, 4), st.booleans(),
@@ -334,7 +418,7 @@ def test_the_fast_sparse_search_reads_only_the_stored_values():
     X = scipy.sparse.csc_matrix(([-1.0, 2.0, 3.0], ([5, 70, 99_999], [0, 0, 0])),
                                 shape=(n, 1))
     induction = fast.RuleInduction(sparse_training_data(X), SearchConfig())
-    stats = fast._channels(np.ones((n, 1)), np.ones((n, 1)), np.ones(n), np.arange(1))
+    stats = fast._channels(np.ones((n, 1)), np.ones((n, 1)), np.ones(n), np.arange(1), False)
     examples, values, _, _ = induction._sparse_rows(np.array([0]), np.ones(n, bool), stats)
     assert values.tolist() == [[-1.0, 0.0, 2.0, 3.0]]
     assert examples.tolist() == [[5, n, 70, 99_999]]
@@ -367,7 +451,8 @@ def test_a_weighted_search_finds_the_best_weighted_condition(engine, dataset, we
     loss = LOSSES[options["loss"]]
     g, h = loss.statistics(y, np.zeros_like(y))
     config = SearchConfig(options["head"], options["l1"], options["l2"],
-                          options["min_coverage"], 1)
+                          options["min_coverage"], 1,
+                          packed_hessian=LOSSES[options["loss"]].packed_hessian)
     induction = importlib.import_module(ENGINES[engine]).RuleInduction(data, config)
     found = induction.find_rule(g, h, weights, lambda: np.arange(data.n_features))
     counted = weights > 0
@@ -377,7 +462,7 @@ def test_a_weighted_search_finds_the_best_weighted_condition(engine, dataset, we
     # examples of weight 0 take no part in the search: the conditions of the counted ones
     for f, operator, threshold, mask in all_conditions(data, counted):
         if mask.sum() >= options["min_coverage"]:
-            best = min(best, head_quality(wg, wh, mask, outputs, options["head"],
+            best = min(best, head_quality(wg, wh, mask, outputs, brute_head(options),
                                           options["l1"], options["l2"])[0])
     if found is None:
         assert not best < -1e-9 * max(1.0, abs(best)), engine
@@ -385,7 +470,7 @@ def test_a_weighted_search_finds_the_best_weighted_condition(engine, dataset, we
     condition, = found.conditions
     mask = counted & condition.covers(data.values[condition.feature])
     quality = head_quality(wg, wh, mask, found.outputs if options["head"] == "single"
-                           else outputs, options["head"], options["l1"], options["l2"])[0]
+                           else outputs, brute_head(options), options["l1"], options["l2"])[0]
     assert math.isclose(quality, best, rel_tol=1e-9, abs_tol=1e-12), engine
     # the examples of weight 0 between the counted ones follow the threshold
     assert np.array_equal(found.covered, condition.covers(data.values[condition.feature])), \
@@ -449,7 +534,7 @@ def test_the_histogram_search_finds_the_best_bin_threshold(engine, dataset, binn
         for threshold in brute_force_bins(values, method, float(ratio))[1]:
             present = ~np.isnan(values)
             masks += [present & (values <= threshold), present & (values > threshold)]
-    qualities = [head_quality(g, h, m, outputs, options["head"], options["l1"],
+    qualities = [head_quality(g, h, m, outputs, brute_head(options), options["l1"],
                               options["l2"])[0] for m in masks
                  if m.sum() >= options["min_coverage"]]
     best = min(qualities, default=math.inf)
@@ -459,7 +544,7 @@ def test_the_histogram_search_finds_the_best_bin_threshold(engine, dataset, binn
     condition, = model.rules[1].conditions
     mask = condition.covers(data.values[condition.feature])
     rule_outputs = model.rules[1].outputs if options["head"] == "single" else outputs
-    chosen = head_quality(g, h, mask, rule_outputs, options["head"], options["l1"],
+    chosen = head_quality(g, h, mask, rule_outputs, brute_head(options), options["l1"],
                           options["l2"])[0]
     assert chosen <= best + 1e-9 * max(1.0, abs(best)), engine
 

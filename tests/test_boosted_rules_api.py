@@ -277,3 +277,25 @@ def test_sparse_input_fits_and_predicts_as_dense_input(tmp_path):
     with pytest.raises(ValueError, match="nominal_features. parameter of "
                                          "BoostedRulesClassifier names an index twice"):
         BoostedRulesClassifier(nominal_features=[1, 1]).fit(X, y)
+
+
+def test_example_wise_logistic_loss_in_the_estimator_and_the_cli(table, tmp_path, capsys):
+    """The example-wise loss learns multi-label rules whose training loss falls, predicts
+    0/1 rows and σ(score), and survives a model file; the CLI takes it by name."""
+    X, Y = multi_label_data()
+    model = BoostedRulesClassifier(20, loss="example-wise-logistic", head="complete",
+                                   random_state=0).fit(X, Y)
+    curve = model.model_.training_loss
+    assert curve[-1] < curve[0] and len(curve) == 21
+    assert model.predict(X).shape == Y.shape and set(np.unique(model.predict(X))) <= {0, 1}
+    probabilities = model.predict_proba(X)
+    assert np.allclose(probabilities, 1 / (1 + np.exp(-model.decision_function(X))))
+    model.to_json(tmp_path / "m.json")
+    again = load_model(tmp_path / "m.json")
+    assert np.array_equal(again.decision_function(X), model.decision_function(X))
+    with pytest.raises(ValueError, match="takes complete heads"):
+        BoostedRulesClassifier(5, loss="example-wise-logistic").fit(X, Y)
+    assert main(["boomer", "--csv", str(table), "--target", "y0,y1,y2", "--max-rules", "3",
+                 "--loss", "example-wise-logistic", "--head", "complete", "--quiet"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "example-wise-logistic loss" in out[-1] and len(out) == 5

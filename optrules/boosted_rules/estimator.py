@@ -228,8 +228,12 @@ def _print_rule(t, rule_text):
 
 class BoostedRulesClassifier(_BoostedRules):
     __doc__ = """Boosted classification rules (BOOMER) for binary or multi-label targets.
-    """ + _SHARED_DOC + """    loss : {"logistic"}, default "logistic"
-        Label-wise logistic loss.
+    """ + _SHARED_DOC + """    loss : {"logistic", "example-wise-logistic"}, default "logistic"
+        Label-wise logistic loss, or the example-wise logistic loss of multi-label targets
+        (non-decomposable, a surrogate of the subset 0/1 loss; needs ``head="complete"``: each
+        head solves the linear system of its summed gradients and Hessian matrix).
+        ``predict_proba`` gives each label's σ(score) and ``predict`` the labels of positive
+        score in both cases.
 
     Attributes
     ----------
@@ -250,7 +254,7 @@ class BoostedRulesClassifier(_BoostedRules):
     """
 
     _kind = "classifier"
-    _losses = ("logistic",)
+    _losses = ("logistic", "example-wise-logistic")
 
     def __init__(self, max_rules=1000, *, loss="logistic", head="single", shrinkage=0.3,
                  l1=0.0, l2=1.0, feature_sampling=True, instance_sampling=None, holdout=None,

@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from optrules.boosted_rules.binning import BINNINGS, feature_bins
-from optrules.boosted_rules.heads import HEADS, output_scores, regularisation
+from optrules.boosted_rules.heads import HEADS, default_head, regularisation
 from optrules.boosted_rules.losses import LOSSES
 from optrules.boosted_rules.model import BoostedRules, Rule
 from optrules.boosted_rules.sampling import INSTANCE_SAMPLING, Sampler
@@ -78,7 +78,9 @@ def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, s
     y : array-like of shape (n,) or (n, n_outputs)
         0/1 labels (logistic loss; several columns for multi-label data) or real targets
         (squared loss).
-    loss : {"logistic", "squared"}, default "logistic"
+    loss : {"logistic", "squared", "example-wise-logistic"}, default "logistic"
+        Label-wise logistic, squared error, or the example-wise logistic loss of multi-label
+        data (non-decomposable: complete heads solve a linear system; ``head="complete"``).
     head : {"single", "complete"}, default "single"
         A rule predicts for the one output of largest |score| (chosen with its first
         condition), or for every output.
@@ -159,6 +161,12 @@ def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, s
         "time_limit": time_limit,
         "max_memory": max_memory, "nominal_features": nominal_features,
         "progress": progress}, "fit_boosted_rules")
+    if given["loss"] == "example-wise-logistic" and given["head"] != "complete":
+        raise ValueError("fit_boosted_rules: the example-wise logistic loss takes complete "
+                         "heads (head='complete'); its single-output heads are not offered.")
+    if given["loss"] == "example-wise-logistic" and given["mlrl_compatible"]:
+        raise ValueError("fit_boosted_rules: mlrl_compatible reproduces mlrl-boomer's search "
+                         "for decomposable losses; the example-wise logistic loss is not one.")
     if given["binning"] is not None and given["mlrl_compatible"]:
         raise ValueError("fit_boosted_rules: mlrl_compatible reproduces mlrl-boomer's "
                          "pre-sorted search; it cannot be combined with binning.")
@@ -198,8 +206,8 @@ def _targets(y, n_examples, loss):
                          f"output. Got shape {np.shape(y)} instead.")
     if not np.isfinite(targets).all():
         raise ValueError("y must hold finite numbers.")
-    if loss == "logistic" and not np.isin(targets, (0.0, 1.0)).all():
-        raise ValueError("y must hold 0/1 labels for the logistic loss.")
+    if loss != "squared" and not np.isin(targets, (0.0, 1.0)).all():
+        raise ValueError(f"y must hold 0/1 labels for the {loss} loss.")
     return targets
 
 
@@ -209,7 +217,8 @@ def _assemble(data, targets, output_names, given, budget):
     start = time.perf_counter()
     l1, l2 = regularisation(given["l1"], given["l2"])
     config = SearchConfig(given["head"], l1, l2, given["min_coverage"], given["max_conditions"],
-                          given["mlrl_compatible"], given["n_jobs"])
+                          given["mlrl_compatible"], given["n_jobs"],
+                          LOSSES[given["loss"]].packed_hessian)
     with ThreadPoolExecutor(given["n_jobs"]) if given["n_jobs"] > 1 else \
             contextlib.nullcontext() as pool:
         engine = importlib.import_module(ENGINES[given["engine"]])
@@ -231,7 +240,7 @@ def _boost(induction, data, targets, output_names, given, config, budget, start)
     loss = LOSSES[given["loss"]]
     l1, l2 = config.l1, config.l2
     shrinkage = float(np.float32(given["shrinkage"]))
-    sampler = Sampler(targets, data.n_features, given["loss"] == "logistic",
+    sampler = Sampler(targets, data.n_features, given["loss"] != "squared",
                       given["feature_sampling"],
                       None if given["instance_sampling"] is None
                       else KindAndShare.split(given["instance_sampling"]), given["holdout"],
@@ -240,7 +249,7 @@ def _boost(induction, data, targets, output_names, given, config, budget, start)
     scores = np.zeros_like(targets)
     gradients, hessians = loss.statistics(targets, scores)
     # the default rule: the complete head of the training examples, not shrunk
-    default = output_scores(*_sums(gradients, hessians, training), l1, l2)
+    default = default_head(*_sums(gradients, hessians, training), l1, l2, loss.packed_hessian)
     rules = [Rule((), tuple(range(targets.shape[1])), tuple(float(s) for s in default))]
     scores += default
     gradients, hessians = loss.statistics(targets, scores)
@@ -292,8 +301,10 @@ def _sums(gradients, hessians, rows):
 
 def _recalculated_head(found, gradients, hessians, rows, config):
     """The scores of ``found``'s head outputs for the statistics of ``rows``, unweighted."""
+    if config.packed_hessian:                    # complete heads: every output
+        return default_head(*_sums(gradients, hessians, rows), config.l1, config.l2, True)
     sum_g, sum_h = _sums(gradients[:, found.outputs], hessians[:, found.outputs], rows)
-    return output_scores(sum_g, sum_h, config.l1, config.l2)
+    return default_head(sum_g, sum_h, config.l1, config.l2, False)
 
 
 class _Curves:

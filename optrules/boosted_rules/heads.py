@@ -11,6 +11,13 @@ approximation of the loss with the regularisers (Rapp et al. 2020, §4.1)::
 largest |s| (the first one on ties); a *complete* head predicts for every output and its
 quality is the sum of the outputs' qualities, in output order.
 
+For the example-wise logistic loss the Hessians of a candidate form a symmetric matrix H (packed,
+:mod:`~optrules.boosted_rules.losses`) and a complete head solves the linear system
+(:func:`linear_system_heads`, as mlrl-boomer's ``DenseNonDecomposableCompleteRuleEvaluation``)::
+
+    (H + λ2 I) s = o,   o_k = -G_k + r(-G_k)    (r as above: o is -G soft-thresholded by λ1)
+    quality = s·G + ½ s·(H s) + λ1 |s|₁ + ½ λ2 |s|²
+
 These are the formulas, and the order of floating-point operations, of mlrl-boomer 0.12.3
 (``specs/boosted-rules.md`` §3): λ1 and λ2 are float32 there, so :func:`regularisation` rounds
 them the same way. Every function works on a whole array of candidates at once (statistics
@@ -18,10 +25,15 @@ output first: shape (n_outputs, ...)), so the readable and the fast engine evalu
 the same operations.
 """
 
+import warnings
+
 import numpy as np
+import scipy.linalg
+
+from optrules.boosted_rules.losses import packed_index
 
 __all__ = ["regularisation", "output_scores", "output_qualities", "single_output_heads",
-           "complete_heads", "HEADS"]
+           "complete_heads", "linear_system_heads", "default_head", "HEADS"]
 
 HEADS = ("single", "complete")
 
@@ -88,3 +100,72 @@ def complete_heads(gradients, hessians, l1, l2):
     for k in range(1, len(qualities)):
         total += qualities[k]
     return scores, total
+
+
+def linear_system_heads(gradients, hessians, l1, l2):
+    """The complete head of each candidate of non-decomposable statistics.
+
+    Parameters
+    ----------
+    gradients : ndarray of shape (K, ...)
+    hessians : ndarray of shape (K(K+1)/2, ...)
+        Summed packed Hessian matrices, then any shape of candidates.
+
+    Returns
+    -------
+    scores : ndarray of shape (K, ...)
+        The solution s of (H + λ2 I) s = o (LAPACK's symmetric solver, one system per
+        candidate; 0 for a singular system).
+    qualities : ndarray of the candidates' shape
+        s·G + ½ s·(H s) + λ1 |s|₁ + ½ λ2 |s|², the dot products summed in output order.
+    """
+    k = len(gradients)
+    shape = gradients.shape[1:]
+    g = gradients.reshape(k, -1).T                                      # (m, K)
+    h = hessians.reshape(len(hessians), -1).T
+    matrix = np.empty((len(g), k, k))
+    for c in range(k):
+        for r in range(c + 1):
+            matrix[:, r, c] = matrix[:, c, r] = h[:, packed_index(r, c)]
+    ordinates = -g + (np.where(-g > l1, -l1, np.where(-g < -l1, l1, 0.0)) if l1 else 0.0)
+    system = matrix + l2 * np.eye(k)
+    scores = _solve(system, ordinates)
+    products = np.stack([_dot(matrix[:, r], scores) for r in range(k)], axis=1) if k \
+        else scores                                                     # H s
+    dot_g, dot_h = _dot(scores, g), _dot(scores, products)
+    qualities = dot_g + 0.5 * dot_h
+    regulariser = l1 * _dot(np.abs(scores), np.ones_like(scores)) if l1 else 0.0
+    qualities = qualities + (regulariser + 0.5 * l2 * _dot(scores, scores))
+    return scores.T.reshape((k,) + shape), qualities.reshape(shape)
+
+
+def _dot(a, b):
+    """Row-wise a·b of (m, K) arrays, added in output order."""
+    total = np.zeros(len(a))
+    for k in range(a.shape[1]):
+        total = total + a[:, k] * b[:, k]
+    return total
+
+
+def _solve(systems, ordinates):
+    """Solutions of the symmetric systems (m, K, K) for (m, K) right-hand sides, each by
+    itself when one is singular (its solution 0); non-finite solutions are 0."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
+        try:
+            scores = scipy.linalg.solve(systems, ordinates[..., None], assume_a="sym")[..., 0]
+        except (np.linalg.LinAlgError, ValueError):
+            scores = np.zeros_like(ordinates)
+            for m in range(len(systems)):
+                try:
+                    scores[m] = scipy.linalg.solve(systems[m], ordinates[m], assume_a="sym")
+                except (np.linalg.LinAlgError, ValueError):
+                    pass                                 # singular: no prediction
+    return np.where(np.isfinite(scores), scores, 0.0)
+
+
+def default_head(gradients, hessians, l1, l2, packed_hessian):
+    """The scores of one complete head of summed statistics (1-D): the default rule's."""
+    if packed_hessian:
+        return linear_system_heads(gradients[:, None], hessians[:, None], l1, l2)[0][:, 0]
+    return output_scores(gradients, hessians, l1, l2)

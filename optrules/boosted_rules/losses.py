@@ -1,8 +1,11 @@
-"""Label-wise decomposable losses of boosted rules: gradients, Hessians and loss values.
+"""Losses of boosted rules: gradients, Hessians and loss values.
 
 BOOMER (Rapp et al. 2023, eq. 3) keeps, for every example n and output k, the gradient
-g_nk = ∂ℓ/∂p_nk and the Hessian h_nk = ∂²ℓ/∂p_nk² of the loss at the current score p_nk. Both
-losses here are decomposable (each output on its own), so the Hessian is diagonal.
+g_nk = ∂ℓ/∂p_nk and the Hessians h_nkl = ∂²ℓ/∂p_nk∂p_nl of the loss at the current scores.
+The label-wise losses are decomposable (each output on its own), so the Hessian is diagonal
+and ``statistics`` gives one per output. The example-wise logistic loss is not: its Hessian is
+a full symmetric matrix per example, given packed (:data:`Loss.packed_hessian`): the upper
+triangle column by column, h_rc (r <= c) at index c(c+1)/2 + r, as mlrl-boomer stores it.
 
 The formulas, and the order of their floating-point operations, are those of mlrl-boomer 0.12.3
 (``specs/boosted-rules.md`` §2), so that equal statistics give equal rules:
@@ -10,20 +13,32 @@ The formulas, and the order of their floating-point operations, are those of mlr
 * logistic: σ(p) = e/(1+e) with e = exp(p) when p < 0, else 1/(1+e) with e = exp(-p);
   g = σ(p) - 1 for a positive label, σ(p) for a negative one; h = σ(p) - σ²(p), where σ²(p) is
   e²/((e+1)(e+1)) or 1/((e+1)(e+1)); ℓ = log(1 + exp(-y p)) with y ∈ {-1, +1};
-* squared: g = p - y, h = 1, ℓ = (y - p)² (g is the derivative of ½(y-p)², as in mlrl-boomer).
+* squared: g = p - y, h = 1, ℓ = (y - p)² (g is the derivative of ½(y-p)², as in mlrl-boomer);
+* example-wise logistic (a surrogate of the subset 0/1 loss, Rapp et al. 2020):
+  ℓ = log(1 + Σ_k exp(x_k)), x_k = -y_k p_k with y_k ∈ {-1, +1}; with t_k = exp(x_k) / (1 +
+  Σ_j exp(x_j)) (computed after subtracting max(0, x), as mlrl-boomer): g_k = -y_k t_k,
+  h_kk = t_k (1 - t_k), h_kl = -y_k y_l t_k t_l.
 
 Every function takes arrays of the same shape and works element by element.
 """
 
 import numpy as np
 
-__all__ = ["LOSSES", "Loss", "LogisticLoss", "SquaredLoss"]
+__all__ = ["LOSSES", "Loss", "LogisticLoss", "SquaredLoss", "ExampleWiseLogisticLoss",
+           "packed_index"]
+
+
+def packed_index(r, c):
+    """Where h_rc (r <= c) of a symmetric matrix lies in its packed upper triangle."""
+    return c * (c + 1) // 2 + r
 
 
 class Loss:
-    """A decomposable loss: ``statistics(y, p)``, ``values(y, p)``, ``transform(p)``."""
+    """A loss: ``statistics(y, p)``, ``values(y, p)``, ``transform(p)``."""
 
     name = None
+    #: Whether ``statistics`` gives each example's full Hessian matrix, packed.
+    packed_hessian = False
 
     def statistics(self, y, p):
         """(g, h): gradients and Hessians at scores ``p`` for targets ``y``, float64."""
@@ -85,5 +100,37 @@ class SquaredLoss(Loss):
         return (np.asarray(y, dtype=np.float64) - p) ** 2
 
 
+class ExampleWiseLogisticLoss(Loss):
+    """ℓ(y, p) = log(1 + Σ_k exp(-y_k p_k)) per example, labels y ∈ {0, 1} read as -1 / +1;
+    statistics (n, K) gradients and (n, K(K+1)/2) packed Hessians."""
+
+    name = "example-wise-logistic"
+    packed_hessian = True
+
+    def statistics(self, y, p):
+        p = np.asarray(p, dtype=np.float64)
+        signs = np.where(np.asarray(y, dtype=bool), 1.0, -1.0)             # y_k
+        x = -signs * p
+        largest = np.maximum(x.max(axis=1), 0.0)[:, None]                # exp-normalize
+        exponentials = np.exp(x - largest)
+        t = exponentials / (np.exp(-largest) + exponentials.sum(axis=1, keepdims=True))
+        n, k = p.shape
+        hessians = np.empty((n, k * (k + 1) // 2))
+        for c in range(k):
+            for r in range(c):
+                hessians[:, packed_index(r, c)] = -signs[:, r] * signs[:, c] * t[:, r] * t[:, c]
+            hessians[:, packed_index(c, c)] = t[:, c] * (1.0 - t[:, c])
+        return -signs * t, hessians
+
+    def values(self, y, p):
+        """The loss of every example, shape (n,)."""
+        x = np.where(np.asarray(y, dtype=bool), -1.0, 1.0) * np.asarray(p, dtype=np.float64)
+        return np.logaddexp.reduce(np.concatenate([np.zeros((len(x), 1)), x], axis=1), axis=1)
+
+    def transform(self, p):
+        """Each label's marginal probability σ(p_k) (mlrl-boomer offers others)."""
+        return logistic_function(p)
+
+
 #: Loss name -> loss.
-LOSSES = {loss.name: loss for loss in (LogisticLoss(), SquaredLoss())}
+LOSSES = {loss.name: loss for loss in (LogisticLoss(), SquaredLoss(), ExampleWiseLogisticLoss())}

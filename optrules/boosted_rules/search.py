@@ -5,6 +5,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from optrules.boosted_rules.heads import complete_heads, linear_system_heads
+
 __all__ = ["SearchConfig", "Refinement", "FoundRule", "is_equal", "differ", "midpoint"]
 
 _EPSILON = float(np.finfo(np.float32).eps)
@@ -29,6 +31,9 @@ class SearchConfig:
     n_jobs : int
         Threads of the engine's pool (the fast engine splits the features into this many
         blocks).
+    packed_hessian : bool
+        The statistics are non-decomposable (full Hessian matrices, packed): complete heads
+        solve a linear system (:func:`heads.linear_system_heads`).
     """
 
     head: str = "single"
@@ -38,6 +43,12 @@ class SearchConfig:
     max_conditions: int | None = None
     mlrl_compatible: bool = False
     n_jobs: int = 1
+    packed_hessian: bool = False
+
+    def complete_heads(self, gradients, hessians):
+        """(scores, qualities) of complete heads of summed statistics (output first)."""
+        heads = linear_system_heads if self.packed_hessian else complete_heads
+        return heads(gradients, hessians, self.l1, self.l2)
 
 
 @dataclass(frozen=True, eq=False)

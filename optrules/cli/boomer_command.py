@@ -140,7 +140,7 @@ def _numeric(path, name, column):
 
 def run(args, parser):
     features, y = read_targets(args.csv, args.target, args.loss)
-    estimator_class = BoostedRulesClassifier if args.loss == "logistic" else BoostedRulesRegressor
+    estimator_class = BoostedRulesRegressor if args.loss == "squared" else BoostedRulesClassifier
     estimator = estimator_class(
         args.max_rules, loss=args.loss, head=args.head, shrinkage=args.shrinkage, l1=args.l1,
         l2=args.l2, feature_sampling=args.feature_sampling == "on",
