@@ -53,12 +53,60 @@ def linear_system_head(g, h, covered, l1, l2):
     return float(quality), dict(enumerate(s.tolist()))
 
 
+def binned_head(g, h, covered, l1, l2, ratio):
+    """(quality, {output: score}) of the complete head with gradient-based label binning of
+    non-decomposable statistics, from scratch (specs/boosted-rules.md §3)."""
+    k = g.shape[1]
+    G = [math.fsum(g[covered, j]) for j in range(k)]
+    H = np.empty((k, k))
+    for c in range(k):
+        for r in range(c + 1):
+            H[r, c] = H[c, r] = math.fsum(h[covered, c * (c + 1) // 2 + r])
+
+    def r(x):
+        return -l1 if x > l1 else l1 if x < -l1 else 0.0
+
+    def criterion(j):
+        value = (-G[j] + r(G[j])) / (H[j, j] + l2) if H[j, j] + l2 else 0.0
+        return value if math.isfinite(value) else 0.0
+
+    criteria = [criterion(j) for j in range(k)]
+    raw, offset = {}, 0
+    for side in ([j for j in range(k) if criteria[j] < 0], [j for j in range(k)
+                                                             if criteria[j] > 0]):
+        if not side:
+            continue
+        n_bins = max(1, math.ceil(float(np.float32(ratio)) * len(side)))
+        low, high = min(criteria[j] for j in side), max(criteria[j] for j in side)
+        for j in side:
+            width = (high - low) / n_bins
+            b = math.floor((criteria[j] - low) / width) if width else 0
+            raw[j] = offset + min(b, n_bins - 1)
+        offset += n_bins
+    names = sorted(set(raw.values()))
+    bin_of = {j: names.index(b) for j, b in raw.items()}        # empty bins dropped
+    n = len(names)
+    size = np.array([sum(1 for b in bin_of.values() if b == q) for q in range(n)], float)
+    Gb = np.array([math.fsum(G[j] for j in bin_of if bin_of[j] == q) for q in range(n)])
+    Hb = np.zeros((n, n))
+    for i in bin_of:
+        for j in bin_of:
+            if i == j or bin_of[i] != bin_of[j]:       # pairs within a bin are left out
+                Hb[bin_of[i], bin_of[j]] += H[i, j]
+    o = np.array([-Gb[q] + size[q] * r(-Gb[q]) for q in range(n)])
+    s = np.linalg.solve(Hb + np.diag(l2 * size), o) if n else np.zeros(0)
+    quality = Gb @ s + 0.5 * s @ Hb @ s + l1 * size @ np.abs(s) + 0.5 * l2 * size @ (s * s)
+    return float(quality), {j: float(s[bin_of[j]]) if j in bin_of else 0.0 for j in range(k)}
+
+
 def head_quality(g, h, covered, outputs, head, l1, l2):
     """(quality, {output: score}) of the best head of the covered examples: the single output
-    of largest |score| (the first on ties), all outputs, or ("linear-system") all outputs of
-    non-decomposable statistics."""
+    of largest |score| (the first on ties), all outputs, ("linear-system") all outputs of
+    non-decomposable statistics, or ("binned:R") those with label binning of ratio R."""
     if head == "linear-system":
         return linear_system_head(g, h, covered, l1, l2)
+    if head.startswith("binned:"):
+        return binned_head(g, h, covered, l1, l2, float(head.split(":")[1]))
     result = output_heads(g, h, covered, outputs, l1, l2)
     if head == "single":
         best = max(outputs, key=lambda k: (abs(result[k][1]), -k))
@@ -92,7 +140,10 @@ def statistics(model, data, targets, n_rules):
 
 def brute_head(options):
     """The head kind :func:`head_quality` computes for a dataset's options."""
-    return "linear-system" if options["loss"] == "example-wise-logistic" else options["head"]
+    if options["loss"] != "example-wise-logistic":
+        return options["head"]
+    ratio = options.get("label_binning")
+    return "linear-system" if ratio is None else f"binned:{ratio}"
 
 
 def check_best_refinements(model, data, y, options, n_conditions, engine):
@@ -170,6 +221,8 @@ def datasets(draw, max_examples=14):
                    l1=draw(st.sampled_from([0.0, 0.5])),
                    l2=1.0 if example_wise else draw(st.sampled_from([0.0, 1.0])),
                    min_coverage=draw(st.integers(1, 2)))
+    if example_wise:
+        options["label_binning"] = draw(st.sampled_from([None, 0.04, 0.5]))
     return columns, y.astype(float), options
 
 
@@ -324,6 +377,26 @@ def test_linear_system_heads_are_the_brute_force_heads(k, n, l1, l2, seed):
         assert np.allclose(scores[:, j], list(head.values()), rtol=1e-9, atol=1e-12)
 
 
+@given(st.integers(1, 7), st.integers(1, 12), st.sampled_from([0.0, 0.3]),
+       st.sampled_from([0.5, 1.0]), st.sampled_from([0.04, 0.3, 0.5, 0.99]),
+       st.integers(0, 2**32 - 1))
+def test_binned_heads_are_the_brute_force_binned_heads(k, n, l1, l2, ratio, seed):
+    """Label binning: the bins, the aggregated system, scores and qualities of a batch of
+    candidates against the head computed from scratch, candidate by candidate."""
+    from optrules.boosted_rules.heads import binned_linear_system_heads
+    rng = np.random.default_rng(seed)
+    y, p = rng.integers(0, 2, (n, k)), rng.normal(size=(n, k)) * 2
+    g, h = LOSSES["example-wise-logistic"].statistics(y, p)
+    masks = rng.random((5, n)) < 0.6
+    scores, qualities = binned_linear_system_heads(
+        np.stack([g[m].sum(axis=0) for m in masks], 1),
+        np.stack([h[m].sum(axis=0) for m in masks], 1), l1, l2, ratio)
+    for j, mask in enumerate(masks):
+        quality, head = binned_head(g, h, mask, l1, l2, ratio)
+        assert math.isclose(qualities[j], quality, rel_tol=1e-9, abs_tol=1e-12)
+        assert np.allclose(scores[:, j], list(head.values()), rtol=1e-9, atol=1e-12)
+
+
 @given(st.integers(1, 4), st.integers(0, 2**32 - 1))
 def test_example_wise_statistics_are_the_derivatives_of_the_loss(k, seed):
     """g and the packed Hessian against central differences of ℓ and of g."""
@@ -359,6 +432,8 @@ def test_the_example_wise_loss_without_l2_and_its_restrictions():
     with pytest.raises(ValueError, match="not one"):
         fit_boosted_rules(X, Y, loss="example-wise-logistic", head="complete",
                           mlrl_compatible=True)
+    with pytest.raises(ValueError, match="label_binning bins the outputs"):
+        fit_boosted_rules(X, Y, label_binning=0.04)
 
 
 # ----- sparse data -------------------------------------------------------------------------------

@@ -295,7 +295,13 @@ def test_example_wise_logistic_loss_in_the_estimator_and_the_cli(table, tmp_path
     assert np.array_equal(again.decision_function(X), model.decision_function(X))
     with pytest.raises(ValueError, match="takes complete heads"):
         BoostedRulesClassifier(5, loss="example-wise-logistic").fit(X, Y)
+    binned = BoostedRulesClassifier(20, loss="example-wise-logistic", head="complete",
+                                    label_binning=0.3, random_state=0).fit(X, Y)
+    assert str(binned) != str(model) and binned.model_.training_loss[-1] < curve[0]
     assert main(["boomer", "--csv", str(table), "--target", "y0,y1,y2", "--max-rules", "3",
-                 "--loss", "example-wise-logistic", "--head", "complete", "--quiet"]) == 0
+                 "--loss", "example-wise-logistic", "--head", "complete",
+                 "--label-binning", "0.3", "--seed", "0", "--quiet"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert "example-wise-logistic loss" in out[-1] and len(out) == 5
+    heads = [line.split(" => ")[1] for line in out[:4]]          # the columns are a, b, ...
+    assert heads == [line.split(" => ")[1] for line in str(binned).splitlines()[:4]]

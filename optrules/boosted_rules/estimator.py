@@ -18,7 +18,7 @@ __all__ = ["BoostedRulesClassifier", "BoostedRulesRegressor"]
 _PARAMETERS = ("max_rules", "head", "shrinkage", "l1", "l2", "feature_sampling",
                "instance_sampling", "holdout", "patience", "binning", "min_coverage",
                "max_conditions", "mlrl_compatible", "engine", "random_state", "n_jobs",
-               "time_limit", "max_memory", "nominal_features")
+               "time_limit", "max_memory", "label_binning", "nominal_features")
 
 _SHARED_DOC = """
     A default rule (empty body, the regularised Newton step of all examples) and then
@@ -77,6 +77,10 @@ _SHARED_DOC = """
         reaches ``max_memory`` MB ("memory-limit").
     max_memory : float, "auto" or None, default "auto"
         "auto" is half of the physical (or container) memory, None is no cap.
+    label_binning : float in (0, 1) or None, default None
+        With ``loss="example-wise-logistic"``: gradient-based label binning with this bin
+        ratio (mlrl-boomer uses 0.04): each head's outputs share the scores of at most
+        ⌈ratio·K⌉ + 1 bins, a smaller linear system per candidate.
     nominal_features : sequence of int or None, default None
         Numeric columns to treat as nominal (``x == v`` / ``x != v`` for their values v).
     verbose : int, default 0
@@ -112,7 +116,8 @@ class _BoostedRules(RuleEstimator):
                  l2=1.0, feature_sampling=True, instance_sampling=None, holdout=None,
                  patience=50, binning=None, min_coverage=1, max_conditions=None,
                  mlrl_compatible=False, engine="fast", random_state=None, n_jobs=1,
-                 time_limit=None, max_memory="auto", nominal_features=None, verbose=0):
+                 time_limit=None, max_memory="auto", label_binning=None, nominal_features=None,
+                 verbose=0):
         self.max_rules = max_rules
         self.loss = loss
         self.head = head
@@ -132,6 +137,7 @@ class _BoostedRules(RuleEstimator):
         self.n_jobs = n_jobs
         self.time_limit = time_limit
         self.max_memory = max_memory
+        self.label_binning = label_binning
         self.nominal_features = nominal_features
         self.verbose = verbose
 
@@ -260,7 +266,8 @@ class BoostedRulesClassifier(_BoostedRules):
                  l1=0.0, l2=1.0, feature_sampling=True, instance_sampling=None, holdout=None,
                  patience=50, binning=None, min_coverage=1, max_conditions=None,
                  mlrl_compatible=False, engine="fast", random_state=None, n_jobs=1,
-                 time_limit=None, max_memory="auto", nominal_features=None, verbose=0):
+                 time_limit=None, max_memory="auto", label_binning=None, nominal_features=None,
+                 verbose=0):
         super().__init__(max_rules, loss=loss, head=head, shrinkage=shrinkage, l1=l1, l2=l2,
                          feature_sampling=feature_sampling,
                          instance_sampling=instance_sampling, holdout=holdout,
@@ -268,7 +275,8 @@ class BoostedRulesClassifier(_BoostedRules):
                          max_conditions=max_conditions, mlrl_compatible=mlrl_compatible,
                          engine=engine, random_state=random_state, n_jobs=n_jobs,
                          time_limit=time_limit, max_memory=max_memory,
-                         nominal_features=nominal_features, verbose=verbose)
+                         label_binning=label_binning, nominal_features=nominal_features,
+                         verbose=verbose)
 
     def fit(self, X, y):
         """Learn the rules on features ``X`` for a binary target ``y`` of shape (n_samples,)
@@ -363,7 +371,8 @@ class BoostedRulesRegressor(_BoostedRules):
                  l2=1.0, feature_sampling=True, instance_sampling=None, holdout=None,
                  patience=50, binning=None, min_coverage=1, max_conditions=None,
                  mlrl_compatible=False, engine="fast", random_state=None, n_jobs=1,
-                 time_limit=None, max_memory="auto", nominal_features=None, verbose=0):
+                 time_limit=None, max_memory="auto", label_binning=None, nominal_features=None,
+                 verbose=0):
         super().__init__(max_rules, loss=loss, head=head, shrinkage=shrinkage, l1=l1, l2=l2,
                          feature_sampling=feature_sampling,
                          instance_sampling=instance_sampling, holdout=holdout,
@@ -371,7 +380,8 @@ class BoostedRulesRegressor(_BoostedRules):
                          max_conditions=max_conditions, mlrl_compatible=mlrl_compatible,
                          engine=engine, random_state=random_state, n_jobs=n_jobs,
                          time_limit=time_limit, max_memory=max_memory,
-                         nominal_features=nominal_features, verbose=verbose)
+                         label_binning=label_binning, nominal_features=nominal_features,
+                         verbose=verbose)
 
     def fit(self, X, y):
         """Learn the rules on features ``X`` for a numeric target ``y`` of shape (n_samples,)

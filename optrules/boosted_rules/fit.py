@@ -54,6 +54,7 @@ BOOSTED_RULES_CONSTRAINTS = {
     "n_jobs": [Integer(1)],
     "time_limit": [Real(), None],
     "max_memory": [Real(), None, Options(("auto",))],
+    "label_binning": [Real(0, high=1), None],
     "nominal_features": [Indices(), None],
     "progress": [Callable(), None],
 }
@@ -64,7 +65,8 @@ def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, s
                       holdout=None, patience=50, binning=None, min_coverage=1,
                       max_conditions=None, mlrl_compatible=False, engine="fast",
                       random_state=None, n_jobs=1, time_limit=None, max_memory="auto", budget=None,
-                      output_names=None, nominal_features=None, progress=None):
+                      output_names=None, label_binning=None, nominal_features=None,
+                      progress=None):
     """Learn a default rule and ``max_rules`` boosted rules greedily (BOOMER).
 
     Parameters
@@ -133,6 +135,11 @@ def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, s
         An outer budget the fit also stops at (the CLI's whole-command time limit).
     output_names : optional
         Names of the outputs (default ``y0, y1, ...``).
+    label_binning : float in (0, 1) or None, default None
+        With the example-wise loss: gradient-based label binning (Rapp et al. 2021) with this
+        bin ratio (mlrl-boomer's default is 0.04): the outputs of each head share the scores of
+        at most ⌈ratio·K⌉ + 1 bins of similar output-wise scores, so each system has that
+        size instead of K. The default rule's head is exact.
     nominal_features : sequence of int, optional
         Indices of numeric columns to treat as nominal (``x == v`` / ``x != v`` with v one of
         their values), as mlrl-boomer's ``nominal_attribute_indices``.
@@ -159,11 +166,15 @@ def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, s
         "max_conditions": max_conditions, "mlrl_compatible": mlrl_compatible,
         "engine": engine, "random_state": random_state, "n_jobs": n_jobs,
         "time_limit": time_limit,
-        "max_memory": max_memory, "nominal_features": nominal_features,
+        "max_memory": max_memory, "label_binning": label_binning,
+        "nominal_features": nominal_features,
         "progress": progress}, "fit_boosted_rules")
     if given["loss"] == "example-wise-logistic" and given["head"] != "complete":
         raise ValueError("fit_boosted_rules: the example-wise logistic loss takes complete "
                          "heads (head='complete'); its single-output heads are not offered.")
+    if given["label_binning"] is not None and given["loss"] != "example-wise-logistic":
+        raise ValueError("fit_boosted_rules: label_binning bins the outputs of the "
+                         "example-wise logistic loss; it has no effect on a decomposable loss.")
     if given["loss"] == "example-wise-logistic" and given["mlrl_compatible"]:
         raise ValueError("fit_boosted_rules: mlrl_compatible reproduces mlrl-boomer's search "
                          "for decomposable losses; the example-wise logistic loss is not one.")
@@ -218,7 +229,7 @@ def _assemble(data, targets, output_names, given, budget):
     l1, l2 = regularisation(given["l1"], given["l2"])
     config = SearchConfig(given["head"], l1, l2, given["min_coverage"], given["max_conditions"],
                           given["mlrl_compatible"], given["n_jobs"],
-                          LOSSES[given["loss"]].packed_hessian)
+                          LOSSES[given["loss"]].packed_hessian, given["label_binning"])
     with ThreadPoolExecutor(given["n_jobs"]) if given["n_jobs"] > 1 else \
             contextlib.nullcontext() as pool:
         engine = importlib.import_module(ENGINES[given["engine"]])
@@ -302,7 +313,8 @@ def _sums(gradients, hessians, rows):
 def _recalculated_head(found, gradients, hessians, rows, config):
     """The scores of ``found``'s head outputs for the statistics of ``rows``, unweighted."""
     if config.packed_hessian:                    # complete heads: every output
-        return default_head(*_sums(gradients, hessians, rows), config.l1, config.l2, True)
+        sum_g, sum_h = _sums(gradients, hessians, rows)
+        return config.complete_heads(sum_g[:, None], sum_h[:, None])[0][:, 0]
     sum_g, sum_h = _sums(gradients[:, found.outputs], hessians[:, found.outputs], rows)
     return default_head(sum_g, sum_h, config.l1, config.l2, False)
 

@@ -33,7 +33,8 @@ import scipy.linalg
 from optrules.boosted_rules.losses import packed_index
 
 __all__ = ["regularisation", "output_scores", "output_qualities", "single_output_heads",
-           "complete_heads", "linear_system_heads", "default_head", "HEADS"]
+           "complete_heads", "linear_system_heads", "binned_linear_system_heads",
+           "default_head", "HEADS"]
 
 HEADS = ("single", "complete")
 
@@ -137,6 +138,90 @@ def linear_system_heads(gradients, hessians, l1, l2):
     regulariser = l1 * _dot(np.abs(scores), np.ones_like(scores)) if l1 else 0.0
     qualities = qualities + (regulariser + 0.5 * l2 * _dot(scores, scores))
     return scores.T.reshape((k,) + shape), qualities.reshape(shape)
+
+
+def binned_linear_system_heads(gradients, hessians, l1, l2, ratio):
+    """:func:`linear_system_heads` with gradient-based label binning (Rapp et al. 2021, as
+    mlrl-boomer's ``EqualWidthLabelBinning`` and ``AbstractNonDecomposableBinnedRule
+    Evaluation``): the outputs share the scores of at most ⌈ratio·K⌉ + 1 bins.
+
+    Each output's criterion is its own score :func:`output_scores` (G_k, h_kk). The outputs
+    of negative criterion go into B- = max(1, ⌈ratio·K-⌉) bins of equal width between the least
+    and the largest negative criterion (⌊(c - least) / width⌋, the last bin capped), those of
+    positive criterion likewise into B+ bins after them; an output of criterion 0 is in no bin
+    and scores 0. Empty bins are dropped. Bin b has G_b = Σ G_k, H_bb = Σ h_kk, H_bc = Σ h_kl
+    over k in b, l in c (b != c; pairs within one bin are left out, as in mlrl-boomer), and its
+    L1 and L2 weights are multiplied by its size n_b; the system (H + λ2·diag(n)) s = o of the
+    bins is solved as in :func:`linear_system_heads`, and the quality adds λ1 Σ n_b |s_b| and
+    ½ λ2 Σ n_b s_b². Every candidate's system is padded to the same size (bins of zero
+    statistics and weight 1, which score 0), so each candidate's head does not depend on the
+    others in its batch.
+    """
+    k = len(gradients)
+    shape = gradients.shape[1:]
+    g = gradients.reshape(k, -1).T                                      # (m, K)
+    h = hessians.reshape(len(hessians), -1).T
+    m = len(g)
+    diagonal = h[:, [packed_index(c, c) for c in range(k)]]
+    criteria = output_scores(g, diagonal, l1, l2)
+    size = min(k, _bounded_fraction(k, ratio) + 1)
+    bins, offset = np.full((m, k), -1), np.zeros(m, dtype=np.int64)
+    for side in (criteria < 0, criteria > 0):     # the negative bins first, then the positive
+        count = side.sum(axis=1)
+        n_bins = np.maximum(np.minimum(count, 1),
+                            np.ceil(float(np.float32(ratio)) * count).astype(np.int64))
+        values = np.where(side, criteria, np.nan)
+        with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)        # all-NaN rows: no side
+            low, high = np.nanmin(values, axis=1), np.nanmax(values, axis=1)
+            index = np.floor((criteria - low[:, None]) /
+                             ((high - low) / np.maximum(n_bins, 1))[:, None])
+        index = np.minimum(np.where(np.isfinite(index), index, 0), n_bins[:, None] - 1)
+        bins = np.where(side, index.astype(np.int64) + offset[:, None], bins)
+        offset = offset + n_bins
+    # drop the empty bins: the occupied ones renumbered 0, 1, ... in order
+    occupied = np.zeros((m, 2 * k + 1), dtype=bool)
+    np.put_along_axis(occupied, np.where(bins >= 0, bins, 2 * k), True, axis=1)
+    renumber = np.cumsum(occupied[:, :2 * k], axis=1) - 1
+    bins = np.where(bins >= 0, np.take_along_axis(renumber, np.maximum(bins, 0), axis=1), -1)
+    members = np.zeros((m, size))
+    binned_g = np.zeros((m, size))
+    matrix = np.zeros((m, size, size))
+    rows = np.arange(m)
+    for c in range(k):                                  # diagonal: in output order
+        inside = bins[:, c] >= 0
+        b = np.maximum(bins[:, c], 0)
+        members[rows, b] += inside
+        binned_g[rows, b] += np.where(inside, g[:, c], 0.0)
+        matrix[rows, b, b] += np.where(inside, diagonal[:, c], 0.0)
+    for c in range(1, k):                               # pairs of outputs in two bins
+        for r in range(c):
+            both = (bins[:, c] >= 0) & (bins[:, r] >= 0) & (bins[:, c] != bins[:, r])
+            low, high = np.minimum(bins[:, c], bins[:, r]), np.maximum(bins[:, c], bins[:, r])
+            low, high = np.maximum(low, 0), np.maximum(high, 0)
+            value = np.where(both, h[:, packed_index(r, c)], 0.0)
+            matrix[rows, low, high] += value
+            matrix[rows, high, low] = matrix[rows, low, high]
+    used = members > 0
+    r1 = np.where(-binned_g > l1, -l1, np.where(-binned_g < -l1, l1, 0.0)) if l1 else 0.0
+    ordinates = -binned_g + members * r1
+    diagonal_terms = np.where(used, l2 * members, 1.0)      # padding bins: the identity
+    scores = np.where(used, _solve(matrix + diagonal_terms[:, :, None] * np.eye(size),
+                                   ordinates), 0.0)
+    products = np.stack([_dot(matrix[:, r], scores) for r in range(size)], axis=1) if size \
+        else scores
+    qualities = _dot(scores, binned_g) + 0.5 * _dot(scores, products)
+    regulariser = l1 * _dot(np.abs(scores), members) if l1 else 0.0
+    qualities = qualities + (regulariser + 0.5 * l2 * _dot(scores * scores, members))
+    label_scores = np.where(bins >= 0, np.take_along_axis(scores, np.maximum(bins, 0), axis=1),
+                            0.0)
+    return label_scores.T.reshape((k,) + shape), qualities.reshape(shape)
+
+
+def _bounded_fraction(n, ratio):
+    """mlrl-boomer's ``calculateBoundedFraction(n, ratio, 1, 0)``: ⌈ratio·n⌉, at least
+    min(1, n)."""
+    return max(min(1, n), int(np.ceil(np.float32(ratio) * n)))
 
 
 def _dot(a, b):

@@ -5,7 +5,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from optrules.boosted_rules.heads import complete_heads, linear_system_heads
+from optrules.boosted_rules.heads import (binned_linear_system_heads, complete_heads,
+                                          linear_system_heads)
 
 __all__ = ["SearchConfig", "Refinement", "FoundRule", "is_equal", "differ", "midpoint"]
 
@@ -34,6 +35,9 @@ class SearchConfig:
     packed_hessian : bool
         The statistics are non-decomposable (full Hessian matrices, packed): complete heads
         solve a linear system (:func:`heads.linear_system_heads`).
+    label_binning : float or None
+        With ``packed_hessian``: the bin ratio of gradient-based label binning
+        (:func:`heads.binned_linear_system_heads`), or None for exact heads.
     """
 
     head: str = "single"
@@ -44,11 +48,16 @@ class SearchConfig:
     mlrl_compatible: bool = False
     n_jobs: int = 1
     packed_hessian: bool = False
+    label_binning: float | None = None
 
     def complete_heads(self, gradients, hessians):
         """(scores, qualities) of complete heads of summed statistics (output first)."""
-        heads = linear_system_heads if self.packed_hessian else complete_heads
-        return heads(gradients, hessians, self.l1, self.l2)
+        if not self.packed_hessian:
+            return complete_heads(gradients, hessians, self.l1, self.l2)
+        if self.label_binning is None:
+            return linear_system_heads(gradients, hessians, self.l1, self.l2)
+        return binned_linear_system_heads(gradients, hessians, self.l1, self.l2,
+                                          self.label_binning)
 
 
 @dataclass(frozen=True, eq=False)

@@ -31,26 +31,27 @@ INPUT_OPTIONS = ("csv", "corels_out", "corels_label", "corels_minor", "sample_we
                  "recheck")
 
 
-def positive_int(text):
-    """argparse type: an integer >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
-    return value
+def _number_type(convert, accept, description):
+    """An argparse type: ``convert(text)`` when ``accept`` holds for it, else an error saying
+    what the value must be."""
+    def parse(text):
+        try:
+            value = convert(text)
+        except ValueError:
+            value = None
+        if value is None or not accept(value):
+            raise argparse.ArgumentTypeError(f"must be {description}, got {text!r}")
+        return value
+    parse.__doc__ = f"argparse type: {description}."
+    return parse
 
 
-def positive_float(text):
-    """argparse type: a finite number of seconds > 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
-    return value
+positive_int = _number_type(int, lambda value: value > 0, "a positive integer")
+non_negative_int = _number_type(int, lambda value: value >= 0, "an integer >= 0")
+non_negative_float = _number_type(float, lambda value: 0 <= value < float("inf"),
+                                  "a finite number >= 0")
+positive_float = _number_type(float, lambda value: 0 < value < float("inf"),
+                              "a positive number of seconds")
 
 
 def memory_megabytes(text):

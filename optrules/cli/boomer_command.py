@@ -1,6 +1,5 @@
 """``optrules boomer``: greedy gradient-boosted rules (BOOMER, Rapp et al. 2023)."""
 
-import argparse
 import json
 import sys
 
@@ -12,30 +11,10 @@ from optrules.boosted_rules.heads import HEADS
 from optrules.boosted_rules.losses import LOSSES
 from optrules.data.table import Features, read_csv
 
-from .arguments import (add_limit_arguments, add_progress_arguments, remaining_time,
-                        verbosity)
+from .arguments import (add_limit_arguments, add_progress_arguments, non_negative_float,
+                        non_negative_int, remaining_time, verbosity)
 
 __all__ = ["add_parser"]
-
-
-def _non_negative_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}")
-    return value
-
-
-def _non_negative_float(text):
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0 <= value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text!r}")
-    return value
 
 
 def add_parser(commands):
@@ -52,14 +31,17 @@ def add_parser(commands):
                            "squared loss), or several comma-separated 0/1 label columns "
                            "(multi-label) or numeric columns")
     model = parser.add_argument_group("model")
-    model.add_argument("--max-rules", type=_non_negative_int, default=1000, metavar="T",
+    model.add_argument("--max-rules", type=non_negative_int, default=1000, metavar="T",
                        help="rules after the default rule (default 1000)")
     model.add_argument("--loss", choices=list(LOSSES), default="logistic")
     model.add_argument("--head", choices=list(HEADS), default="single",
                        help="one output per rule (default) or all outputs")
+    model.add_argument("--label-binning", type=non_negative_float, metavar="R",
+                       help="with --loss example-wise-logistic: label binning with bin ratio "
+                            "R in (0, 1) (mlrl-boomer uses 0.04); default none")
     model.add_argument("--shrinkage", type=float, default=0.3, help="default 0.3")
-    model.add_argument("--l1", type=_non_negative_float, default=0.0, help="default 0")
-    model.add_argument("--l2", type=_non_negative_float, default=1.0, help="default 1")
+    model.add_argument("--l1", type=non_negative_float, default=0.0, help="default 0")
+    model.add_argument("--l2", type=non_negative_float, default=1.0, help="default 1")
     model.add_argument("--max-conditions", type=int, metavar="K")
     model.add_argument("--min-coverage", type=int, default=1, metavar="N")
     search = parser.add_argument_group("search")
@@ -77,7 +59,7 @@ def add_parser(commands):
     search.add_argument("--binning", default="none", metavar="none|width:R|frequency:R",
                         help="histogram-based search with R bins per distinct value "
                              "(default none: the pre-sorted search)")
-    search.add_argument("--seed", type=_non_negative_int, metavar="S",
+    search.add_argument("--seed", type=non_negative_int, metavar="S",
                         help="random seed of the sampling and the holdout split")
     search.add_argument("--mlrl-compatible", action="store_true",
                         help="reproduce mlrl-boomer 0.12.3's numerical search, quirks included")
@@ -149,7 +131,7 @@ def run(args, parser):
         binning=None if args.binning == "none" else args.binning,
         min_coverage=args.min_coverage, max_conditions=args.max_conditions,
         mlrl_compatible=args.mlrl_compatible, engine=args.engine, random_state=args.seed,
-        n_jobs=args.n_jobs,
+        n_jobs=args.n_jobs, label_binning=args.label_binning,
         time_limit=remaining_time(args), max_memory=args.max_memory,
         verbose=int(verbosity(args) == 2)).fit(features, y)
     model = estimator.model_
