@@ -68,6 +68,7 @@ class RuleInduction:
             self.bin_thresholds = np.full((len(numerical), width), np.nan, dtype=np.float32)
             for row, b in enumerate(numerical):
                 self.bin_thresholds[row, :len(b.thresholds)] = b.thresholds
+            self.bin_missing = (self.bin_index < 0).any(axis=1)
 
     def find_rule(self, gradients, hessians, weights, sample_features):
         """See :meth:`optrules.reference.boomer.RuleInduction.find_rule`."""
@@ -235,24 +236,28 @@ class RuleInduction:
     def _histogram_refinement(self, rows, covered, order, stats, bar, rule_totals):
         """§4 for the numerical features ``rows`` at once (``order`` and ``rule_totals``, of
         the pre-sorted search in mlrl-boomer's way, are not needed): Algorithm
-        4's histograms of the covered examples (``np.add.at`` adds in example order, as the
-        reference), then the thresholds between occupied bins, ascending; (quality, feature,
-        build) or None."""
+        4's histograms of the covered examples (added in example order, as the reference),
+        then the thresholds between occupied bins, ascending; (quality, feature, build) or
+        None."""
         examples = np.flatnonzero(covered & (stats[-1] > 0))
-        r, n_bins = len(rows), self.bin_thresholds.shape[1] + 1
-        index = self.bin_index[rows][:, examples]                      # (r, |E|), -1 missing
-        present = index >= 0
-        target = (np.arange(r)[:, None] * n_bins + index)[present]
-        # np.bincount adds its weights one by one in input order: row by row, each row's
-        # examples in example order, as Algorithm 4
-        weights = np.broadcast_to(stats[:, None, examples],
-                                  (len(stats), r, len(examples)))[:, present]
-        histogram = np.stack([np.bincount(target, weights=channel, minlength=r * n_bins)
-                              for channel in weights]).reshape(len(stats), r, n_bins)
-        totals = np.repeat(np.cumsum(stats[:, examples], axis=1)[:, -1:], r, axis=1)
-        for row in np.flatnonzero(~present.all(axis=1)):
-            kept = examples[present[row]]
-            totals[:, row] = np.cumsum(stats[:, kept], axis=1)[:, -1] if len(kept) else 0.0
+        r, n_bins, n_channels = len(rows), self.bin_thresholds.shape[1] + 1, len(stats)
+        index = self.bin_index[rows[:, None], examples]                # (r, |E|), -1 missing
+        chosen = stats[:, examples]
+        target = index + (np.arange(r) * n_bins)[:, None]
+        weights = np.tile(chosen, (1, r))                              # (C, r |E|)
+        if self.bin_missing[rows].any():
+            present = (index >= 0).ravel()
+            target, weights = target.ravel()[present], weights[:, present]
+        # one np.bincount for all channels: it adds its weights one by one in input order,
+        # channel by channel, row by row, each row's examples in example order (Algorithm 4)
+        target = (target.reshape(1, -1) + (np.arange(n_channels) * (r * n_bins))[:, None])
+        histogram = np.bincount(target.ravel(), weights=weights.ravel(),
+                                minlength=n_channels * r * n_bins).reshape(n_channels, r,
+                                                                           n_bins)
+        totals = np.repeat(_sum(chosen)[:, None], r, axis=1)
+        for row in np.flatnonzero(self.bin_missing[rows]):
+            kept = examples[index[row] >= 0]
+            totals[:, row] = _sum(stats[:, kept])
         sides = _sides(np.cumsum(histogram[:, :, :-1], axis=2), totals)    # bins <= b
         valid = (histogram[-1, :, :-1] > 0) & (sides[-1, 0] < totals[-1][:, None])
         phase = _Phase(valid, sides, None, None, True)

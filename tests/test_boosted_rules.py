@@ -346,7 +346,8 @@ def test_fast_engine_learns_the_reference_engines_rules(dataset, max_rules, mlrl
     sampling, a holdout set and binning, in one thread and in several."""
     columns, y, options = dataset
     models = [fit_boosted_rules(columns, y, max_rules=max_rules, engine=engine,
-                                mlrl_compatible=mlrl_compatible and binning is None,
+                                mlrl_compatible=mlrl_compatible and binning is None and
+                                options["loss"] != "example-wise-logistic",
                                 feature_sampling=sampling, instance_sampling=instances,
                                 holdout=holdout, patience=2, binning=binning,
                                 random_state=seed, n_jobs=jobs, **options)
@@ -527,7 +528,8 @@ def test_a_weighted_search_finds_the_best_weighted_condition(engine, dataset, we
     g, h = loss.statistics(y, np.zeros_like(y))
     config = SearchConfig(options["head"], options["l1"], options["l2"],
                           options["min_coverage"], 1,
-                          packed_hessian=LOSSES[options["loss"]].packed_hessian)
+                          packed_hessian=LOSSES[options["loss"]].packed_hessian,
+                          label_binning=options.get("label_binning"))
     induction = importlib.import_module(ENGINES[engine]).RuleInduction(data, config)
     found = induction.find_rule(g, h, weights, lambda: np.arange(data.n_features))
     counted = weights > 0

@@ -51,8 +51,11 @@ def output_scores(gradients, hessians, l1, l2):
                                            np.where(gradients < -l1, l1, 0.0))
     else:                   # r is ±0: adding +0.0 gives the same bits (and -0 becomes 0)
         numerators = -gradients + 0.0
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+    if l2 > 0:              # H >= 0 (sums of non-negative Hessians): no division by zero
         scores = numerators / (hessians + l2)
+    else:
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            scores = numerators / (hessians + l2)
     return np.where(np.isfinite(scores), scores, 0.0)
 
 
