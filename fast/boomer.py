@@ -128,8 +128,7 @@ class RuleInduction:
         if not found:
             return None
         quality, feature, build = min(found, key=lambda f: (f[0], f[1]))
-        operator, threshold, chosen, sums, removed = build()
-        head, scores, _ = self._heads(sums)
+        operator, threshold, chosen, sums, removed, (head, scores) = build()
         condition = Condition(feature, operator, float(threshold))
         next_totals = None
         if self.config.mlrl_compatible:          # the examples on its side of the vector
@@ -179,7 +178,7 @@ class RuleInduction:
         first = self._first_of_least(phases, bar)
         if first is None:
             return None
-        least, row, phase, j, side = first
+        least, row, phase, j, side, head = first
         feature = int(self.numerical[rows[row]])
 
         def build():
@@ -189,10 +188,10 @@ class RuleInduction:
             n_present = int((~np.isnan(values[row])).sum())
             lower, upper = examples[row, :split], examples[row, split:n_present]
             if phase.inside_is_lower:            # side 0 summed, side 1 the rest
-                return ("<=", threshold, lower, sums, None) if side == 0 else \
-                    (">", threshold, upper, sums, lower)
-            return (">", threshold, upper, sums, None) if side == 0 else \
-                ("<=", threshold, lower, sums, upper)
+                return ("<=", threshold, lower, sums, None, head) if side == 0 else \
+                    (">", threshold, upper, sums, lower, head)
+            return (">", threshold, upper, sums, None, head) if side == 0 else \
+                ("<=", threshold, lower, sums, upper, head)
         return least, feature, build
 
     def _sparse_rows(self, rows, covered, stats):
@@ -244,50 +243,60 @@ class RuleInduction:
         index = self.bin_index[rows[:, None], examples]                # (r, |E|), -1 missing
         chosen = stats[:, examples]
         target = index + (np.arange(r) * n_bins)[:, None]
-        weights = np.tile(chosen, (1, r))                              # (C, r |E|)
-        if self.bin_missing[rows].any():
-            present = (index >= 0).ravel()
-            target, weights = target.ravel()[present], weights[:, present]
+        weights = np.repeat(chosen, r, axis=0).reshape(n_channels, r, len(examples))
+        missing = self.bin_missing[rows]
+        if missing.any():
+            present = index >= 0
+            target, weights = target[present], weights[:, present]
         # one np.bincount for all channels: it adds its weights one by one in input order,
         # channel by channel, row by row, each row's examples in example order (Algorithm 4)
-        target = (target.reshape(1, -1) + (np.arange(n_channels) * (r * n_bins))[:, None])
+        target = target.reshape(1, -1) + (np.arange(n_channels) * (r * n_bins))[:, None]
         histogram = np.bincount(target.ravel(), weights=weights.ravel(),
                                 minlength=n_channels * r * n_bins).reshape(n_channels, r,
                                                                            n_bins)
-        totals = np.repeat(_sum(chosen)[:, None], r, axis=1)
-        for row in np.flatnonzero(self.bin_missing[rows]):
-            kept = examples[index[row] >= 0]
-            totals[:, row] = _sum(stats[:, kept])
-        sides = _sides(np.cumsum(histogram[:, :, :-1], axis=2), totals)    # bins <= b
+        total = np.cumsum(chosen, axis=1)[:, -1] if len(examples) else np.zeros(n_channels)
+        totals = np.repeat(total[:, None], r, axis=1)
+        if missing.any():
+            for row in np.flatnonzero(missing):
+                totals[:, row] = _sum(stats[:, examples[index[row] >= 0]])
+        sides = _running_sides(histogram[:, :, :-1], totals)                # bins <= b
         valid = (histogram[-1, :, :-1] > 0) & (sides[-1, 0] < totals[-1][:, None])
         phase = _Phase(valid, sides, None, None, True)
         first = self._first_of_least([phase], bar)
         if first is None:
             return None
-        least, row, _, j, side = first
+        least, row, _, j, side, head = first
 
         def build():
             return ("<=", ">")[side], self.bin_thresholds[rows[row], j], None, \
-                phase.sides[:, side, row, j], None
+                phase.sides[:, side, row, j], None, head
         return least, int(self.numerical[rows[row]]), build
 
     def _first_of_least(self, phases, bar):
-        """(quality, row, phase, j, side) of the first candidate of least quality < ``bar``
-        in scan order (least row, then phase, boundary j, side), or None."""
-        qualities = [np.where(phase.valid, self._heads(phase.sides)[2], np.inf)
-                     for phase in phases]                     # (2, r, k) per phase
-        least = min((q.min() for q in qualities if q.size), default=np.inf)
+        """(quality, row, phase, j, side, (head output, scores)) of the first candidate of
+        least quality < ``bar`` in scan order (least row, then phase, boundary j, side), or
+        None: the qualities of all phases side by side, (r, phase, j, side) in C order, so
+        np.argmin's first occurrence is the scan order's."""
+        phases = [phase for phase in phases if phase.valid.size]
+        if not phases:
+            return None
+        sides = phases[0].sides if len(phases) == 1 else \
+            np.concatenate([phase.sides for phase in phases], axis=3)
+        valid = phases[0].valid if len(phases) == 1 else \
+            np.concatenate([phase.valid for phase in phases], axis=1)
+        heads = self._heads(sides)
+        qualities = np.where(valid, heads[2], np.inf)                    # (2, r, k)
+        ordered = qualities.transpose(1, 2, 0).reshape(len(valid), -1)
+        row, column = divmod(int(np.argmin(ordered)), ordered.shape[1])
+        least = ordered[row, column]
         if not least < bar:
             return None
-        first = None
-        for phase, (inside, outside) in zip(phases, qualities):
-            hits = np.flatnonzero((inside == least) | (outside == least))
-            if len(hits):
-                row, j = np.unravel_index(hits[0], inside.shape)
-                side = 0 if inside[row, j] == least else 1
-                if first is None or row < first[1]:
-                    first = (float(least), int(row), phase, int(j), side)
-        return first
+        j, side = divmod(column, 2)
+        head = _head_at(heads, (side, row, j))
+        for phase in phases:
+            if j < phase.valid.shape[1]:
+                return float(least), row, phase, j, side, head
+            j -= phase.valid.shape[1]
 
     def _nominal_refinement(self, feature, covered, stats, bar, rule_totals):
         """§3.3 for one nominal feature: (quality, feature, build) or None; the totals as in
@@ -329,7 +338,8 @@ class RuleInduction:
         if has_zero:
             unequal[:, at] = others
         sums = np.stack([equal, unequal], axis=2).reshape(len(stats), 2 * len(distinct))
-        qualities = self._heads(sums, every=True)[2]
+        heads = self._heads(sums, every=True)
+        qualities = heads[2]
         j = int(np.argmin(qualities))           # np.argmin: the first of least quality
         if not qualities[j] < bar:
             return None
@@ -340,8 +350,17 @@ class RuleInduction:
             if examples is not None:
                 member = column[examples] == value
                 chosen = examples[member if j % 2 == 0 else ~member]
-            return ("==", "!=")[j % 2], value, chosen, sums[:, j], None
+            return ("==", "!=")[j % 2], value, chosen, sums[:, j], None, _head_at(heads, (j,))
         return float(qualities[j]), feature, build
+
+
+def _head_at(heads, index):
+    """(chosen output or None, scores) of candidate ``index`` in :meth:`RuleInduction._heads`
+    ``heads`` (chosen, scores, qualities)."""
+    chosen, scores, _ = heads
+    if chosen is None:                                  # complete heads: (K, ...) scores
+        return None, scores[(slice(None),) + index]
+    return chosen[index], scores[index]
 
 
 class _SortedStored:

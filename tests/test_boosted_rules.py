@@ -398,6 +398,26 @@ def test_binned_heads_are_the_brute_force_binned_heads(k, n, l1, l2, ratio, seed
         assert np.allclose(scores[:, j], list(head.values()), rtol=1e-9, atol=1e-12)
 
 
+@given(st.integers(1, 5), st.sampled_from([None, 0.5]), st.integers(0, 2**32 - 1))
+def test_a_linear_system_head_does_not_depend_on_its_batch(k, ratio, seed):
+    """The fast engine solves many candidates at once, the reference one: the bits must not
+    depend on the batch (found: scipy's batched solver divides 1 x 1 systems differently)."""
+    from optrules.boosted_rules.heads import binned_linear_system_heads, linear_system_heads
+    rng = np.random.default_rng(seed)
+    g, h = LOSSES["example-wise-logistic"].statistics(rng.integers(0, 2, (9, k)),
+                                                      rng.normal(size=(9, k)))
+    masks = rng.random((6, 9)) < 0.6
+    G = np.stack([g[m].sum(axis=0) for m in masks], 1)
+    H = np.stack([h[m].sum(axis=0) for m in masks], 1)
+    heads = (lambda a, b: linear_system_heads(a, b, 0.0, 1.0)) if ratio is None else \
+        (lambda a, b: binned_linear_system_heads(a, b, 0.0, 1.0, ratio))
+    scores, qualities = heads(G, H)
+    for j in range(len(masks)):
+        alone = heads(G[:, j:j + 1], H[:, j:j + 1])
+        assert alone[0][:, 0].tolist() == scores[:, j].tolist()
+        assert alone[1][0] == qualities[j]
+
+
 @given(st.integers(1, 4), st.integers(0, 2**32 - 1))
 def test_example_wise_statistics_are_the_derivatives_of_the_loss(k, seed):
     """g and the packed Hessian against central differences of ℓ and of g."""

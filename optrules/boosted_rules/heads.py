@@ -237,7 +237,13 @@ def _dot(a, b):
 
 def _solve(systems, ordinates):
     """Solutions of the symmetric systems (m, K, K) for (m, K) right-hand sides, each by
-    itself when one is singular (its solution 0); non-finite solutions are 0."""
+    itself when one is singular (its solution 0); non-finite solutions are 0. A 1 x 1 system
+    is a division (scipy's batched solver divides differently for a batch of several than
+    for one: the bits of a candidate's head would depend on its batch)."""
+    if systems.shape[1] == 1:
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            scores = ordinates / systems[:, :, 0]
+        return np.where(np.isfinite(scores), scores, 0.0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
         try:
