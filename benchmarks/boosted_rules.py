@@ -29,6 +29,9 @@ compares with optrules' rules.
 
 Datasets: scikit-learn's breast cancer (569 x 30), and ``synthetic``: 20 000 x 50 standard
 normal features, labels from a logistic model of 5 features and two interactions (seed 0).
+Variants that compare the handling of data with mlrl-boomer's: ``breast-missing`` (5% of the
+values missing), ``breast-nominal`` (features 0-4 as quartile codes 0-3, declared nominal to
+both tools) and ``sparse`` (5 000 x 40, 90% zeros, a CSC matrix to both).
 """
 
 import argparse
@@ -59,11 +62,18 @@ from mlrl.boosting.learners import BoomerClassifier
 data = np.load(sys.argv[1])
 settings = json.loads(sys.argv[2])
 repeats = int(sys.argv[3])
+if "indptr" in data:
+    import scipy.sparse
+    X = scipy.sparse.csc_matrix((data["values"], data["indices"], data["indptr"]),
+                                shape=tuple(data["shape"]))
+else:
+    X = data["X"]
+kwargs = {"nominal_feature_indices": data["nominal"].tolist()} if len(data["nominal"]) else {}
 seconds = []
 for _ in range(repeats):
     model = BoomerClassifier(**settings)
     start = time.perf_counter()
-    model.fit(data["X"], data["y"])
+    model.fit(X, data["y"], **kwargs)
     seconds.append(time.perf_counter() - start)
 rules = [{"conditions": sorted((int(c.feature_index), str(c.comparator), float(c.threshold))
                                for c in rule.body),
@@ -74,16 +84,37 @@ print(json.dumps({"seconds": seconds, "rules": rules}))
 
 
 def dataset(name):
-    if name == "breast":
+    """(X, y, nominal feature indices) of a dataset; X is a CSC matrix for "sparse"."""
+    rng = np.random.default_rng(0)
+    if name.startswith("breast"):
         from sklearn.datasets import load_breast_cancer
         X, y = load_breast_cancer(return_X_y=True)
-        return X, y
-    rng = np.random.default_rng(0)
+        if name == "breast-missing":          # 5% of the values missing
+            X = np.where(rng.random(X.shape) < 0.05, np.nan, X)
+        if name == "breast-nominal":          # features 0-4 as their quartile (0..3), nominal
+            for j in range(5):
+                X[:, j] = np.searchsorted(np.quantile(X[:, j], [0.25, 0.5, 0.75]), X[:, j])
+            return X, y, [0, 1, 2, 3, 4]
+        return X, y, []
+    if name == "sparse":                      # 5 000 x 40, 90% zeros, given as CSC
+        import scipy.sparse
+        X = rng.normal(size=(5_000, 40)).round(2) * (rng.random((5_000, 40)) < 0.1)
+        y = (X[:, :4].sum(axis=1) + rng.normal(size=5_000) * 0.3 > 0).astype(int)
+        return scipy.sparse.csc_matrix(X), y, []
     X = rng.normal(size=(20_000, 50))
     logit = X[:, :5] @ [1.5, -1.0, 0.8, 0.5, -0.5] + 1.2 * X[:, 5] * X[:, 6] \
         - (X[:, 7] > 1) * 1.5
     y = (rng.random(20_000) < 1 / (1 + np.exp(-logit))).astype(int)
-    return X, y
+    return X, y, []
+
+
+def save(path, X, y, nominal):
+    """The data of a dataset as the mlrl-boomer child reads them."""
+    if hasattr(X, "indptr"):
+        np.savez(path, values=X.data, indices=X.indices, indptr=X.indptr, shape=X.shape, y=y,
+                 nominal=np.array(nominal, dtype=np.int64))
+    else:
+        np.savez(path, X=X, y=y, nominal=np.array(nominal, dtype=np.int64))
 
 
 def run_mlrl(python, path, n_rules, sampling, repeats, histogram=False):
@@ -95,14 +126,18 @@ def run_mlrl(python, path, n_rules, sampling, repeats, histogram=False):
     return json.loads(output.stdout)
 
 
-def run_optrules(X, y, n_rules, sampling, engine, repeats, histogram=False):
+def run_optrules(X, y, n_rules, sampling, engine, repeats, histogram=False, nominal=()):
     from optrules.boosted_rules import fit_boosted_rules
     seconds = []
     for _ in range(repeats):
         start = time.perf_counter()
+        # mlrl_compatible reproduces mlrl-boomer's dense search (on sparse data, its sparse
+        # search takes other boundaries): sparse data get optrules' own sparse search
+        compatible = not histogram and not hasattr(X, "indptr")
         model = fit_boosted_rules(X, y, max_rules=n_rules, feature_sampling=sampling,
-                                  mlrl_compatible=not histogram, engine=engine, random_state=0,
-                                  binning="width:0.33" if histogram else None)
+                                  mlrl_compatible=compatible, engine=engine, random_state=0,
+                                  binning="width:0.33" if histogram else None,
+                                  nominal_features=list(nominal))
         seconds.append(time.perf_counter() - start)
     rules = [{"conditions": sorted((c.feature, c.operator, c.threshold) for c in rule.conditions),
               "head": {k: s for k, s in zip(rule.outputs, rule.scores)}}
@@ -125,10 +160,10 @@ def identical_prefix(ours, theirs):
 
 
 def write_fixture(python):
-    X, y = dataset("breast")
+    X, y, nominal = dataset("breast")
     with tempfile.TemporaryDirectory() as folder:
         path = f"{folder}/breast.npz"
-        np.savez(path, X=X, y=y)
+        save(path, X, y, nominal)
         result = run_mlrl(python, path, FIXTURE_RULES, False, 1)
     fixture = {"source": f"mlrl-boomer 0.12.3, BoomerClassifier(max_rules={FIXTURE_RULES + 1}, "
                          "head_type='single', statistic_type='64-bit', every sampling, binning, "
@@ -142,7 +177,8 @@ def write_fixture(python):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=["breast", "synthetic"],
-                        choices=["breast", "synthetic"])
+                        choices=["breast", "synthetic", "breast-missing", "breast-nominal",
+                                 "sparse"])
     parser.add_argument("--rules", type=int, default=1000)
     parser.add_argument("--sampling", nargs="+", default=["on", "off"], choices=["on", "off"])
     parser.add_argument("--search", nargs="+", default=["dense", "histogram"],
@@ -158,23 +194,23 @@ def main():
     print(f"{'data':10} {'search':9} {'sampling':8} {'rules':>6} {'optrules s':>10} "
           f"{'mlrl s':>8} {'ratio':>6} {'same first rules':>16}")
     for name in args.datasets:
-        X, y = dataset(name)
+        X, y, nominal = dataset(name)
         with tempfile.TemporaryDirectory() as folder:
             path = f"{folder}/{name}.npz"
-            np.savez(path, X=X, y=y)
+            save(path, X, y, nominal)
             for search in args.search:
                 histogram = search == "histogram"
                 for sampling in args.sampling:
                     on = sampling == "on"
                     ours = run_optrules(X, y, args.rules, on, args.engine, args.repeats,
-                                        histogram)
+                                        histogram, nominal)
                     ours_s = float(np.median(ours["seconds"]))
                     line = f"{name:10} {search:9} {sampling:8} {args.rules:>6} {ours_s:>10.2f}"
                     if args.mlrl:
                         theirs = run_mlrl(args.mlrl, path, args.rules, on, args.repeats,
                                           histogram)
                         theirs_s = float(np.median(theirs["seconds"]))
-                        same = "-" if on or histogram else \
+                        same = "-" if on or histogram or name == "sparse" else \
                             str(identical_prefix(ours["rules"], theirs["rules"]))
                         line += f" {theirs_s:>8.2f} {ours_s / theirs_s:>6.2f} {same:>16}"
                     print(line, flush=True)

@@ -49,6 +49,17 @@ class RuleInduction:
             self.order = None
             self.stored = [_SortedStored(data.values[f]) for f in self.numerical]
             ordered = [np.sort(np.append(s.values, np.float32(0))) for s in self.stored]
+            # all features' stored values end to end, feature by feature
+            self.entry_rows = np.concatenate([s.rows for s in self.stored] + [[]]).astype(
+                np.int64)
+            self.entry_values = np.concatenate([s.values for s in self.stored] + [[]]).astype(
+                np.float32)
+            self.entry_feature = np.repeat(np.arange(len(self.stored)),
+                                           [len(s.rows) for s in self.stored])
+            self.missing_rows = np.concatenate([s.missing for s in self.stored] + [[]]).astype(
+                np.int64)
+            self.missing_feature = np.repeat(np.arange(len(self.stored)),
+                                             [len(s.missing) for s in self.stored])
         else:
             self.values = np.stack([data.values[f] for f in self.numerical]) \
                 if len(self.numerical) else np.empty((0, data.n_examples), dtype=np.float32)
@@ -202,34 +213,36 @@ class RuleInduction:
         NaN: (examples, values, totals, stats). The stand-in (example index n) and the padding
         carry zero statistics; the stand-in counts one example, which only its boundaries read
         (phase II adds it after its last boundary, as the dense search adds the zeros)."""
-        n = stats.shape[1]
+        n, r = stats.shape[1], len(rows)
         counted = covered & (stats[-1] > 0)
         stats = np.concatenate([stats, np.zeros((len(stats), 1))], axis=1)
         stats[-1, n] = 1.0
+        position = np.full(len(self.stored), -1)
+        position[rows] = np.arange(r)
+        # the covered counted stored values of the features searched, feature by feature,
+        # each feature's by (value, example)
+        chosen = (position[self.entry_feature] >= 0) & counted[self.entry_rows]
+        entry_rows, entry_values = self.entry_rows[chosen], self.entry_values[chosen]
+        entry_row = position[self.entry_feature[chosen]]
+        lost = (position[self.missing_feature] >= 0) & counted[self.missing_rows]
+        n_missing = np.bincount(position[self.missing_feature[lost]], minlength=r)
+        n_stored = np.bincount(entry_row, minlength=r)
+        n_negative = np.bincount(entry_row[entry_values < 0], minlength=r)
+        has_zero = int(counted.sum()) - n_missing - n_stored > 0
+        start = np.cumsum(n_stored) - n_stored
+        column = np.arange(len(entry_row)) - start[entry_row] + \
+            (has_zero[entry_row] & (entry_values > 0))     # positives after the stand-in
+        width = max(int((n_stored + has_zero).max()), 1)
+        examples = np.full((r, width), n, dtype=np.int64)
+        values = np.full((r, width), np.nan, dtype=np.float32)
+        examples[entry_row, column], values[entry_row, column] = entry_rows, entry_values
+        values[np.flatnonzero(has_zero), n_negative[has_zero]] = 0.0     # the stand-in
         total = _sum(stats[:, np.flatnonzero(counted)])
-        n_counted = int(counted.sum())
-        built, totals = [], np.repeat(total[:, None], len(rows), axis=1)
-        for r, row in enumerate(rows):
-            stored = self.stored[row]
-            keep = counted[stored.rows]
-            present_rows, present_values = stored.rows[keep], stored.values[keep]
-            missing = stored.missing[counted[stored.missing]]
-            if len(missing):                 # Σ over the covered examples with a value
-                kept = counted.copy()
-                kept[missing] = False
-                totals[:, r] = _sum(stats[:, np.flatnonzero(kept)])
-            n_zero = n_counted - len(missing) - len(present_rows)
-            split = int(np.searchsorted(present_values, np.float32(0)))
-            zero = [n] if n_zero else []
-            built.append((np.concatenate([present_rows[:split], zero, present_rows[split:]]),
-                          np.concatenate([present_values[:split], np.zeros(len(zero),
-                                                                           np.float32),
-                                          present_values[split:]])))
-        m = max(len(e) for e, _ in built)
-        examples = np.full((len(rows), m), n, dtype=np.int64)
-        values = np.full((len(rows), m), np.nan, dtype=np.float32)
-        for r, (e, v) in enumerate(built):
-            examples[r, :len(e)], values[r, :len(v)] = e, v
+        totals = np.repeat(total[:, None], r, axis=1)
+        for row in np.flatnonzero(n_missing):        # Σ over the covered with a value
+            kept = counted.copy()
+            kept[self.stored[rows[row]].missing] = False
+            totals[:, row] = _sum(stats[:, np.flatnonzero(kept)])
         return examples, values, totals, stats
 
     def _histogram_refinement(self, rows, covered, order, stats, bar, rule_totals):
