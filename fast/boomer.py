@@ -80,10 +80,12 @@ class RuleInduction:
             for row, b in enumerate(numerical):
                 self.bin_thresholds[row, :len(b.thresholds)] = b.thresholds
             self.bin_missing = (self.bin_index < 0).any(axis=1)
+            self.bin_counts = np.array([max(b.n_bins, 1) for b in numerical], dtype=np.int64)
 
     def find_rule(self, gradients, hessians, weights, sample_features):
         """See :meth:`optrules.reference.boomer.RuleInduction.find_rule`."""
         covered = np.ones(len(weights), dtype=bool)
+        counted = weights > 0
         order = self.order
         outputs = np.arange(gradients.shape[1])
         stats = _channels(gradients, hessians, weights, outputs, self.config.packed_hessian)
@@ -106,7 +108,7 @@ class RuleInduction:
             if self.config.head == "single" and len(outputs) > 1:
                 outputs = refinement.outputs   # the first condition fixes the head's output
                 stats = _channels(gradients, hessians, weights, outputs, False)
-            if refinement.covered[weights > 0].sum() <= self.config.min_coverage:
+            if np.count_nonzero(covered & counted) <= self.config.min_coverage:
                 break
         if best is None:
             return None
@@ -252,7 +254,8 @@ class RuleInduction:
         then the thresholds between occupied bins, ascending; (quality, feature, build) or
         None."""
         examples = np.flatnonzero(covered & (stats[-1] > 0))
-        r, n_bins, n_channels = len(rows), self.bin_thresholds.shape[1] + 1, len(stats)
+        # the bins of the widest feature searched (an empty bin adds nothing to a side)
+        r, n_bins, n_channels = len(rows), int(self.bin_counts[rows].max()), len(stats)
         index = self.bin_index[rows[:, None], examples]                # (r, |E|), -1 missing
         chosen = stats[:, examples]
         target = index + (np.arange(r) * n_bins)[:, None]

@@ -7,7 +7,8 @@ approximation of the loss with the regularisers (Rapp et al. 2020, §4.1)::
     s = (-G + r) / (H + λ2),   r = -λ1 if G > λ1, +λ1 if G < -λ1, else 0
     quality = G s + ½ H s² + λ1 |s| + ½ λ2 s²          (lower is better; 0 for the empty head)
 
-(s is 0 when the division is not finite). A *single-output* head predicts for the output of
+(s is 0 when the division is not finite, checked only for λ2 = 0: with λ2 > 0 and H >= 0 it
+is finite unless |G| overflows it). A *single-output* head predicts for the output of
 largest |s| (the first one on ties); a *complete* head predicts for every output and its
 quality is the sum of the outputs' qualities, in output order.
 
@@ -51,11 +52,10 @@ def output_scores(gradients, hessians, l1, l2):
                                            np.where(gradients < -l1, l1, 0.0))
     else:                   # r is ±0: adding +0.0 gives the same bits (and -0 becomes 0)
         numerators = -gradients + 0.0
-    if l2 > 0:              # H >= 0 (sums of non-negative Hessians): no division by zero
+    if l2 > 0:              # H >= 0 (sums of non-negative Hessians): s is finite unless
+        return numerators / (hessians + l2)            # |G| exceeds ~1e308·λ2
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         scores = numerators / (hessians + l2)
-    else:
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            scores = numerators / (hessians + l2)
     return np.where(np.isfinite(scores), scores, 0.0)
 
 
