@@ -70,13 +70,10 @@ def binned_head(g, h, covered, l1, l2, ratio):
         value = (-gradient + r(gradient)) / (hessian + l2) if hessian + l2 else 0.0
         return value if math.isfinite(value) else 0.0
 
+    # whether an output's criterion is 0 or of which sign (its bin) is decided by a rounding
+    # residue when |G_k| is within rounding of λ1 (of 0 for λ1 = 0): such examples are skipped
+    assume(all(abs(abs(G[j]) - l1) > 1e-9 * max(1.0, abs(G[j])) for j in range(k)))
     criteria = [criterion(G[j], H[j, j]) for j in range(k)]
-    # which bin an output of criterion ~0 joins depends on the sign of a rounding residue:
-    # when sums added in the engines' order give another sign, the example is skipped
-    in_order = [criterion(*(np.cumsum(h_or_g[covered, column])[-1] if covered.any() else 0.0
-                            for h_or_g, column in ((g, j), (h, j * (j + 1) // 2 + j))))
-                for j in range(k)]
-    assume(all(np.sign(a) == np.sign(b) for a, b in zip(criteria, in_order)))
     raw, offset = {}, 0
     for side in ([j for j in range(k) if criteria[j] < 0], [j for j in range(k)
                                                              if criteria[j] > 0]):
