@@ -275,8 +275,16 @@ class RuleInduction:
         if missing.any():
             for row in np.flatnonzero(missing):
                 totals[:, row] = _sum(stats[:, examples[index[row] >= 0]])
-        sides = _running_sides(histogram[:, :, :-1], totals)                # bins <= b
-        valid = (histogram[-1, :, :-1] > 0) & (sides[-1, 0] < totals[-1][:, None])
+        occupied = histogram[-1] > 0
+        n_occupied = occupied.sum(axis=1)
+        width = int(n_occupied.max())
+        if 4 * width < n_bins and r * n_bins > 4096:
+            # few occupied bins among many (a rule covering few examples, fine bins)
+            histogram, bin_of, occupied = _occupied_bins(histogram, occupied, n_occupied)
+        else:
+            bin_of, histogram, occupied = None, histogram[:, :, :-1], occupied[:, :-1]
+        sides = _running_sides(histogram, totals)                          # bins <= b
+        valid = occupied & (sides[-1, 0] < totals[-1][:, None])
         phase = _Phase(valid, sides, None, None, True)
         first = self._first_of_least([phase], bar)
         if first is None:
@@ -284,8 +292,8 @@ class RuleInduction:
         least, row, _, j, side, head = first
 
         def build():
-            return ("<=", ">")[side], self.bin_thresholds[rows[row], j], None, \
-                phase.sides[:, side, row, j], None, head
+            threshold = self.bin_thresholds[rows[row], j if bin_of is None else bin_of[row, j]]
+            return ("<=", ">")[side], threshold, None, phase.sides[:, side, row, j], None, head
         return least, int(self.numerical[rows[row]]), build
 
     def _first_of_least(self, phases, bar):
@@ -368,6 +376,25 @@ class RuleInduction:
                 chosen = examples[member if j % 2 == 0 else ~member]
             return ("==", "!=")[j % 2], value, chosen, sums[:, j], None, _head_at(heads, (j,))
         return float(qualities[j]), feature, build
+
+
+def _occupied_bins(histogram, occupied, n_occupied):
+    """Only occupied bins can end a side: each row's occupied bins of ``histogram`` (C, r, B),
+    in order, left-aligned and padded with empty bins (an empty bin adds +0 to a running sum,
+    so the sums are the same; after a row's last occupied bin a side covers all, which no
+    candidate may). Returns the compact histogram (C, r, width), each entry's bin, and
+    which entries are bins."""
+    channels, r = histogram.shape[:2]
+    width = int(n_occupied.max())
+    occupied_row, bins = np.nonzero(occupied)
+    at = np.arange(len(bins)) - (np.cumsum(n_occupied) - n_occupied)[occupied_row]
+    compact = np.zeros((channels, r, width))
+    compact[:, occupied_row, at] = histogram[:, occupied_row, bins]
+    bin_of = np.zeros((r, width), dtype=np.int64)
+    bin_of[occupied_row, at] = bins
+    is_bin = np.zeros((r, width), dtype=bool)
+    is_bin[occupied_row, at] = True
+    return compact, bin_of, is_bin
 
 
 def _head_at(heads, index):

@@ -649,6 +649,23 @@ def test_the_histogram_search_finds_the_best_bin_threshold(engine, dataset, binn
     assert chosen <= best + 1e-9 * max(1.0, abs(best)), engine
 
 
+def test_fine_bins_of_few_covered_examples_are_compacted_as_the_reference(monkeypatch):
+    """With many bins and a rule covering few examples the fast engine keeps only the
+    occupied bins; the rules stay the reference's, bit for bit."""
+    fast = importlib.import_module("optrules.fast.boomer")
+    calls = []
+    original = fast._occupied_bins
+    monkeypatch.setattr(fast, "_occupied_bins",
+                        lambda *args: calls.append(1) or original(*args))
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(3000, 3))
+    y = (X[:, 0] > 1.5) | (X[:, 1] < -1.8)
+    models = [fit_boosted_rules(X, y, max_rules=4, binning="width:1", feature_sampling=False,
+                                engine=engine) for engine in ("reference", "fast")]
+    assert calls and models[0].rules == models[1].rules
+    assert models[0].training_loss == models[1].training_loss
+
+
 def brute_force_bins(values, method, ratio):
     """(bin of each present value, thresholds) straight from eq. 6-8: B = max(2, ⌈ratio·D⌉)
     capped at D distinct values; equal values share the bin of their first rank; bins whose
