@@ -70,9 +70,10 @@ def binned_head(g, h, covered, l1, l2, ratio):
         value = (-gradient + r(gradient)) / (hessian + l2) if hessian + l2 else 0.0
         return value if math.isfinite(value) else 0.0
 
-    # whether an output's criterion is 0 or of which sign (its bin) is decided by a rounding
-    # residue when |G_k| is within rounding of λ1 (of 0 for λ1 = 0): such examples are skipped
-    assume(all(abs(abs(G[j]) - l1) > 1e-9 * max(1.0, abs(G[j])) for j in range(k)))
+    # whether an output's criterion (-G_k + r(G_k)) / (h_kk + λ2) is 0, or of which sign (its
+    # bin), is decided by a rounding residue when G_k is within rounding of 0 (r is 0 for
+    # |G_k| <= λ1, so λ1 does not make the criterion 0): such examples are skipped
+    assume(all(abs(G[j]) > 1e-9 for j in range(k)))
     criteria = [criterion(G[j], H[j, j]) for j in range(k)]
     raw, offset = {}, 0
     for side in ([j for j in range(k) if criteria[j] < 0], [j for j in range(k)
