@@ -82,6 +82,8 @@ def binned_head(g, h, covered, l1, l2, ratio):
             continue
         n_bins = max(1, math.ceil(float(np.float32(ratio)) * len(side)))
         low, high = min(criteria[j] for j in side), max(criteria[j] for j in side)
+        # several bins over criteria equal up to rounding: their bins are a residue's
+        assume(n_bins == 1 or high - low > 1e-9 * max(1.0, abs(low)))
         for j in side:
             width = (high - low) / n_bins
             b = math.floor((criteria[j] - low) / width) if width else 0
