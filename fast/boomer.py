@@ -73,13 +73,17 @@ class RuleInduction:
             (~differ(row[:-1], row[1:]) & (row[:-1] != row[1:])).any() for row in ordered)
         if bins is not None:       # §4: each numerical feature's bins, thresholds padded
             numerical = [bins[f] for f in self.numerical]
-            self.bin_index = np.array([b.index for b in numerical]).reshape(
-                len(numerical), data.n_examples)
+            self.bin_index = np.array([b.index for b in numerical] + [
+                np.zeros(data.n_examples, dtype=np.int64)]).reshape(len(numerical) + 1,
+                                                                      data.n_examples)
+            self.one_bin_row = len(numerical)       # every example in bin 0
             width = max((len(b.thresholds) for b in numerical), default=0)
             self.bin_thresholds = np.full((len(numerical), width), np.nan, dtype=np.float32)
             for row, b in enumerate(numerical):
                 self.bin_thresholds[row, :len(b.thresholds)] = b.thresholds
-            self.bin_missing = (self.bin_index < 0).any(axis=1)
+            self.bin_missing = (self.bin_index[:-1] < 0).any(axis=1)
+            self.any_bin_missing = bool(self.bin_missing.any())
+            self._offsets = {}
             self.bin_counts = np.array([max(b.n_bins, 1) for b in numerical], dtype=np.int64)
 
     def find_rule(self, gradients, hessians, weights, sample_features):
@@ -197,7 +201,7 @@ class RuleInduction:
         def build():
             split, high = phase.split(row, j), phase.high(row, j)
             threshold = midpoint(values[row, split - 1], values[row, high])
-            sums = phase.sides[:, side, row, j]
+            sums = phase.sides[:, row, j, side]
             n_present = int((~np.isnan(values[row])).sum())
             lower, upper = examples[row, :split], examples[row, split:n_present]
             if phase.inside_is_lower:            # side 0 summed, side 1 the rest
@@ -253,38 +257,39 @@ class RuleInduction:
         4's histograms of the covered examples (added in example order, as the reference),
         then the thresholds between occupied bins, ascending; (quality, feature, build) or
         None."""
-        examples = np.flatnonzero(covered & (stats[-1] > 0))
+        examples = np.nonzero(covered & (stats[-1] > 0))[0]
         # the bins of the widest feature searched (an empty bin adds nothing to a side)
         r, n_bins, n_channels = len(rows), int(self.bin_counts[rows].max()), len(stats)
-        index = self.bin_index[rows[:, None], examples]                # (r, |E|), -1 missing
-        chosen = stats[:, examples]
-        target = index + (np.arange(r) * n_bins)[:, None]
-        weights = np.repeat(chosen, r, axis=0).reshape(n_channels, r, len(examples))
-        missing = self.bin_missing[rows]
-        if missing.any():
-            present = index >= 0
-            target, weights = target[present], weights[:, present]
+        # the bins of the features searched (-1: missing) and, in a last row, one bin for all
+        # examples: its sums are the totals, added in example order (as the reference's)
+        index = self.bin_index.take(np.append(rows, self.one_bin_row), axis=0).take(
+            examples, axis=1)                                               # (r + 1, |E|)
         # one np.bincount for all channels: it adds its weights one by one in input order,
         # channel by channel, row by row, each row's examples in example order (Algorithm 4)
-        target = target.reshape(1, -1) + (np.arange(n_channels) * (r * n_bins))[:, None]
+        target = index + self._histogram_offsets(n_channels, r + 1, n_bins)  # (C, r + 1, |E|)
+        weights = np.repeat(stats.take(examples, axis=1), r + 1, axis=0)
+        missing = self.bin_missing[rows] if self.any_bin_missing else None
+        if missing is not None:
+            present = index >= 0
+            target, weights = target[:, present], weights.reshape(target.shape)[:, present]
         histogram = np.bincount(target.ravel(), weights=weights.ravel(),
-                                minlength=n_channels * r * n_bins).reshape(n_channels, r,
-                                                                           n_bins)
-        total = np.cumsum(chosen, axis=1)[:, -1] if len(examples) else np.zeros(n_channels)
-        totals = np.repeat(total[:, None], r, axis=1)
-        if missing.any():
+                                minlength=n_channels * (r + 1) * n_bins).reshape(
+                                    n_channels, r + 1, n_bins)
+        totals = histogram[:, r, :1]             # (C, 1): the same for every row ...
+        histogram = histogram[:, :r]
+        if missing is not None:                  # ... but those with missing values
+            totals = np.repeat(totals, r, axis=1)
             for row in np.flatnonzero(missing):
                 totals[:, row] = _sum(stats[:, examples[index[row] >= 0]])
         occupied = histogram[-1] > 0
-        n_occupied = occupied.sum(axis=1)
-        width = int(n_occupied.max())
-        if 4 * width < n_bins and r * n_bins > 4096:
+        n_occupied = occupied.sum(axis=1) if r * n_bins > 4096 else None
+        if n_occupied is not None and 4 * int(n_occupied.max()) < n_bins:
             # few occupied bins among many (a rule covering few examples, fine bins)
             histogram, bin_of, occupied = _occupied_bins(histogram, occupied, n_occupied)
         else:
             bin_of, histogram, occupied = None, histogram[:, :, :-1], occupied[:, :-1]
         sides = _running_sides(histogram, totals)                          # bins <= b
-        valid = occupied & (sides[-1, 0] < totals[-1][:, None])
+        valid = occupied & (sides[-1, :, :, 0] < totals[-1][:, None])
         phase = _Phase(valid, sides, None, None, True)
         first = self._first_of_least([phase], bar)
         if first is None:
@@ -293,8 +298,16 @@ class RuleInduction:
 
         def build():
             threshold = self.bin_thresholds[rows[row], j if bin_of is None else bin_of[row, j]]
-            return ("<=", ">")[side], threshold, None, phase.sides[:, side, row, j], None, head
+            return ("<=", ">")[side], threshold, None, phase.sides[:, row, j, side], None, head
         return least, int(self.numerical[rows[row]]), build
+
+    def _histogram_offsets(self, n_channels, r, n_bins):
+        """(C, r, 1): (c·r + i)·n_bins, where row i's histogram of channel c starts among
+        :meth:`_histogram_refinement`'s (kept: it runs once per refinement)."""
+        key = n_channels, r, n_bins
+        if key not in self._offsets:
+            self._offsets[key] = np.arange(n_channels * r).reshape(n_channels, r, 1) * n_bins
+        return self._offsets[key]
 
     def _first_of_least(self, phases, bar):
         """(quality, row, phase, j, side, (head output, scores)) of the first candidate of
@@ -305,18 +318,17 @@ class RuleInduction:
         if not phases:
             return None
         sides = phases[0].sides if len(phases) == 1 else \
-            np.concatenate([phase.sides for phase in phases], axis=3)
+            np.concatenate([phase.sides for phase in phases], axis=2)
         valid = phases[0].valid if len(phases) == 1 else \
             np.concatenate([phase.valid for phase in phases], axis=1)
         heads = self._heads(sides)
-        qualities = np.where(valid, heads[2], np.inf)                    # (2, r, k)
-        ordered = qualities.transpose(1, 2, 0).reshape(len(valid), -1)
-        row, column = divmod(int(np.argmin(ordered)), ordered.shape[1])
-        least = ordered[row, column]
+        qualities = np.where(valid[:, :, None], heads[2], np.inf)        # (r, k, 2)
+        row, column = divmod(int(qualities.argmin()), qualities.shape[1] * 2)
+        j, side = divmod(column, 2)
+        least = qualities[row, j, side]
         if not least < bar:
             return None
-        j, side = divmod(column, 2)
-        head = _head_at(heads, (side, row, j))
+        head = _head_at(heads, (row, j, side))
         for phase in phases:
             if j < phase.valid.shape[1]:
                 return float(least), row, phase, j, side, head
@@ -420,7 +432,7 @@ class _SortedStored:
 class _Phase(NamedTuple):
     """The boundaries one phase of :func:`reference.boomer._numerical_candidates` evaluates,
     for all rows at once: boundary j of row r is valid where ``valid[r, j]``, and in scan order
-    within its row (increasing j). ``sides`` (C, 2, r, k) holds the running sum at each
+    within its row (increasing j). ``sides`` (C, r, k, 2) holds the running sum at each
     boundary (side 0, "inside") and the rest of the total (side 1); the reference evaluates the
     inside side first. The inside side covers the sorted positions before ``split(r, j)``
     when ``inside_is_lower``,
@@ -435,19 +447,19 @@ class _Phase(NamedTuple):
 
 
 def _sides(inside, totals):
-    """(C, 2, r, k): the running sums ``inside`` (C, r, k) and the rest of ``totals`` (C, r)."""
-    sides = np.empty((inside.shape[0], 2) + inside.shape[1:])
-    sides[:, 0] = inside
-    np.subtract(totals[:, :, None], inside, out=sides[:, 1])
+    """(C, r, k, 2): the running sums ``inside`` (C, r, k) and the rest of ``totals`` (C, r)."""
+    sides = np.empty(inside.shape + (2,))
+    sides[..., 0] = inside
+    np.subtract(totals[:, :, None], inside, out=sides[..., 1])
     return sides
 
 
 def _running_sides(source, totals):
     """:func:`_sides` of the running sums of ``source`` (C, r, k) along its rows, added in
     order (``np.cumsum`` straight into place)."""
-    sides = np.empty((source.shape[0], 2) + source.shape[1:])
-    np.cumsum(source, axis=2, out=sides[:, 0])
-    np.subtract(totals[:, :, None], sides[:, 0], out=sides[:, 1])
+    sides = np.empty(source.shape + (2,))
+    np.cumsum(source, axis=2, out=sides[..., 0])
+    np.subtract(totals[:, :, None], sides[..., 0], out=sides[..., 1])
     return sides
 
 
@@ -537,7 +549,7 @@ def _numerical_phases(values, examples, stats, totals, mlrl_compatible, plain_in
     if low < m - 1:
         sides = _running_sides(stat[:, :, m - 1:low:-1], totals)
         n = m - 1 - low
-        valid = (counted & upper)[:, m - 2::-1][:, :n] & (sides[-1, 0] > 0) & \
+        valid = (counted & upper)[:, m - 2::-1][:, :n] & (sides[-1, :, :, 0] > 0) & \
             distinct[:, ::-1][:, :n] & (np.arange(n) <= (m - 2 - first)[:, None])
         phases.append(_Phase(valid, sides, lambda row, j: m - 1 - j, lambda row, j: m - 1 - j,
                              False))

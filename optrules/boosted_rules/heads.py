@@ -50,8 +50,8 @@ def output_scores(gradients, hessians, l1, l2):
     if l1:
         numerators = -gradients + np.where(gradients > l1, -l1,
                                            np.where(gradients < -l1, l1, 0.0))
-    else:                   # r is ±0: adding +0.0 gives the same bits (and -0 becomes 0)
-        numerators = -gradients + 0.0
+    else:                   # r is ±0: -G + 0.0, which is 0.0 - G bit for bit (-0 becomes 0)
+        numerators = 0.0 - gradients
     if l2 > 0:              # H >= 0 (sums of non-negative Hessians): s is finite unless
         return numerators / (hessians + l2)            # |G| exceeds ~1e308·λ2
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
