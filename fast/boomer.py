@@ -24,6 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from optrules.boosted_rules.heads import single_output_heads
+from optrules.boosted_rules.mlrl_layout import closes_feature, nominal_layout, std_sort_order
 from optrules.boosted_rules.model import Condition
 from optrules.boosted_rules.search import FoundRule, Refinement, differ, midpoint
 
@@ -45,6 +46,8 @@ class RuleInduction:
         self.row_of = np.full(data.n_features, -1, dtype=np.int64)
         self.row_of[self.numerical] = np.arange(len(self.numerical))
         self.sparse = data.sparse
+        self.layouts = {f: nominal_layout(data.values[f]) for f in range(data.n_features)
+                        if data.nominal[f]} if config.mlrl_compatible else {}
         if self.sparse:
             self.order = None
             self.stored = [_SortedStored(data.values[f]) for f in self.numerical]
@@ -63,8 +66,12 @@ class RuleInduction:
         else:
             self.values = np.stack([data.values[f] for f in self.numerical]) \
                 if len(self.numerical) else np.empty((0, data.n_examples), dtype=np.float32)
-            # eq. 4, once per fit: every numerical feature's examples by value, NaN last
+            # eq. 4, once per fit: every numerical feature's examples by value, NaN last;
+            # mlrl-boomer's order of equal values with mlrl_compatible
             self.order = np.argsort(self.values, axis=1, kind="stable")
+            for row in range(len(self.values) if config.mlrl_compatible else 0):
+                self.order[row] = np.concatenate([std_sort_order(self.values[row]),
+                                                  np.flatnonzero(np.isnan(self.values[row]))])
             ordered = np.take_along_axis(self.values, self.order, axis=1)
         # Two distinct values of a feature are is_equal only if two neighbours in its sorted
         # vector are (the pair holding the larger magnitude is at least as close and has the
@@ -98,14 +105,20 @@ class RuleInduction:
         rule_totals = np.cumsum(stats, axis=1)[:, -1] if self.config.mlrl_compatible else None
         all_stats = stats
         best, conditions = None, []
+        closed = set()          # mlrl-boomer: nominal features this rule searches no more
         while self.config.max_conditions is None or len(conditions) < self.config.max_conditions:
             bar = 0.0 if best is None else best.quality
             refinement = self._best_refinement(np.asarray(sample_features()), covered, order,
-                                               stats, outputs, bar, all_stats, rule_totals)
+                                               stats, outputs, bar, all_stats, rule_totals,
+                                               closed)
             if refinement is None:
                 break
             best = refinement
             conditions.append(refinement.condition)
+            feature = refinement.condition.feature
+            if feature in self.layouts and closes_feature(self.layouts[feature],
+                                                          refinement.condition):
+                closed.add(feature)
             covered, rule_totals = refinement.covered, refinement.rule_totals
             if self.bins is None and not self.sparse:                               # §3.2.5
                 order = order[covered[order]].reshape(len(order), int(covered.sum()))
@@ -119,11 +132,11 @@ class RuleInduction:
         return FoundRule(tuple(conditions), best.outputs, best.scores, best.covered)
 
     def _best_refinement(self, features, covered, order, stats, outputs, bar, all_stats,
-                         rule_totals):
+                         rule_totals, closed):
         """The first refinement of least quality (< ``bar``) over ``features`` in increasing
         order: the reference's loop over features, numerical ones evaluated together.
         ``rule_totals`` (mlrl-boomer's way only) are the sums of ``all_stats`` over the
-        coverage."""
+        coverage; ``closed`` nominal features are not searched."""
         rows = self.row_of[features]
         n_outputs = (len(all_stats) - 1) // 2
         totals = None if rule_totals is None else \
@@ -138,7 +151,11 @@ class RuleInduction:
         elif len(rows):
             found.append(search(rows, covered, order, stats, bar, totals))
         for feature in features:
-            if self.data.nominal[feature]:
+            if int(feature) in self.layouts:
+                if feature not in closed:
+                    found.append(self._mlrl_nominal_refinement(int(feature), covered, stats,
+                                                               bar, totals))
+            elif self.data.nominal[feature]:
                 found.append(self._nominal_refinement(int(feature), covered, stats, bar,
                                                       totals))
         found = [f for f in found if f is not None]
@@ -162,18 +179,21 @@ class RuleInduction:
         return Refinement(condition, quality, outputs if head is None else outputs[[int(head)]],
                           np.atleast_1d(scores), covered_now, next_totals)
 
-    def _heads(self, sums, every=False):
+    def _heads(self, sums, every=False, counts=None):
         """(position of the chosen output or None, scores, qualities) of channel sums
         (C, ...); a candidate covering fewer than min_coverage counted examples gets quality
         +inf. Numerical candidates cover at least one by construction; ``every`` checks
-        them all (nominal values, which examples of weight 0 can hold)."""
+        them all (nominal values, which examples of weight 0 can hold); ``counts`` are
+        the counts to check in place of the sums' (mlrl-boomer's nominal search)."""
         sum_g, sum_h = _statistics(sums, self.config.packed_hessian)
         l1, l2 = self.config.l1, self.config.l2
         if self.config.head == "single":
             chosen, scores, qualities = single_output_heads(sum_g, sum_h, l1, l2)
         else:
             chosen, (scores, qualities) = None, self.config.complete_heads(sum_g, sum_h)
-        if self.config.min_coverage > 1 or every:
+        if counts is not None:
+            qualities = np.where(counts >= self.config.min_coverage, qualities, np.inf)
+        elif self.config.min_coverage > 1 or every:
             qualities = np.where(sums[-1] >= self.config.min_coverage, qualities, np.inf)
         return chosen, scores, qualities
 
@@ -387,6 +407,52 @@ class RuleInduction:
                 member = column[examples] == value
                 chosen = examples[member if j % 2 == 0 else ~member]
             return ("==", "!=")[j % 2], value, chosen, sums[:, j], None, _head_at(heads, (j,))
+        return float(qualities[j]), feature, build
+
+
+    def _mlrl_nominal_refinement(self, feature, covered, stats, bar, rule_totals):
+        """mlrl-boomer's nominal search on one feature (``mlrl_compatible``; the reference's
+        :func:`_mlrl_nominal_candidates`): (quality, feature, build) or None. Candidates:
+        ``==``, ``!=`` of each searched value with covered examples, in the layout's order,
+        then ``!= majority``, ``== majority``."""
+        layout, column = self.layouts[feature], self.data.values[feature]
+        present = covered & ~np.isnan(column)
+        n_counted = int(stats[-1][covered].sum())    # missing values included, as mlrl-boomer
+        bins = []
+        for value in layout.bins:
+            members = np.flatnonzero(present & (column == value))
+            if len(members):
+                bins.append((value, members[::-1] if layout.descending else members))
+        if not bins:
+            return None
+        total = _less(rule_totals, stats[:, np.flatnonzero(covered & np.isnan(column))])
+        equal = np.stack([_sum(stats[:, members]) for _, members in bins], axis=1)   # (C, k)
+        n_equal = equal[-1].astype(np.int64)
+        accumulated = _sum(np.concatenate([np.zeros((len(stats), 1)), equal], axis=1))
+        n_accumulated = int(n_equal.sum())
+        sums = np.concatenate([np.stack([equal, total[:, None] - equal], axis=2).reshape(
+            len(stats), -1), accumulated[:, None], (total - accumulated)[:, None]], axis=1)
+        counts = np.concatenate([np.stack([n_equal, n_counted - n_equal], axis=1).ravel(),
+                                 [n_accumulated, n_counted - n_accumulated]])
+        heads = self._heads(sums, counts=counts)
+        qualities = heads[2]
+        j = int(np.argmin(qualities))           # np.argmin: the first of least quality
+        if not qualities[j] < bar:
+            return None
+
+        def build():
+            minority = np.concatenate([members for _, members in bins])
+            head = _head_at(heads, (j,))
+            if j == 2 * len(bins):                                      # != majority
+                return "!=", layout.majority, minority, sums[:, j], None, head
+            if j == 2 * len(bins) + 1:                                  # == majority
+                return "==", layout.majority, np.flatnonzero(present & (
+                    column == layout.majority)), sums[:, j], minority, head
+            value, members = bins[j // 2]
+            if j % 2 == 0:
+                return "==", value, members, sums[:, j], None, head
+            return "!=", value, np.flatnonzero(present & (column != value)), sums[:, j], \
+                members, head
         return float(qualities[j]), feature, build
 
 

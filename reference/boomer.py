@@ -32,6 +32,7 @@ References
 import numpy as np
 
 from optrules.boosted_rules.heads import single_output_heads
+from optrules.boosted_rules.mlrl_layout import closes_feature, nominal_layout, std_sort_order
 from optrules.boosted_rules.model import Condition
 from optrules.boosted_rules.search import FoundRule, Refinement, is_equal, midpoint
 from optrules.boosted_rules.training_data import SparseColumn, dense_column
@@ -58,6 +59,13 @@ class RuleInduction:
         self.config = config
         self.map = map if pool is None else pool.map
         self.bins = bins
+        # mlrl-boomer's order of each nominal feature's values (§4.4)
+        self.layouts = {f: nominal_layout(data.values[f]) for f in range(data.n_features)
+                        if data.nominal[f]} if config.mlrl_compatible else {}
+        # and its order of equal numerical values: each example's place in its std::sort
+        self.ranks = {f: _ranks(std_sort_order(dense_column(data.values[f])), data.n_examples)
+                      for f in range(data.n_features)
+                      if not data.nominal[f]} if config.mlrl_compatible else {}
 
     def find_rule(self, gradients, hessians, weights, sample_features):
         """The next rule for statistics ``gradients``/``hessians`` (n_examples, n_outputs),
@@ -73,15 +81,17 @@ class RuleInduction:
         rule_totals = _weighted_sum(np.arange(len(weights)), gradients, hessians, weights) \
             if self.config.mlrl_compatible else None
         best, conditions = None, []
+        closed = set()          # mlrl-boomer: nominal features this rule searches no more
         # Alg. 2: refine while a refinement is strictly better than the rule so far
         while self.config.max_conditions is None or len(conditions) < self.config.max_conditions:
             refinement = None
             bar = 0.0 if best is None else best.quality
             # each feature against the rule's quality; then, in feature order, keep each
             # strictly better one: the first feature of least quality wins
-            candidates = self.map(lambda feature: self._find_refinement(
-                feature, covered, gradients, hessians, weights, outputs, bar, rule_totals),
-                sample_features())
+            candidates = self.map(lambda feature: None if feature in closed else
+                                  self._find_refinement(feature, covered, gradients, hessians,
+                                                        weights, outputs, bar, rule_totals),
+                                  sample_features())
             for candidate in list(candidates):
                 if candidate is not None and candidate.quality < bar:
                     refinement, bar = candidate, candidate.quality
@@ -89,6 +99,10 @@ class RuleInduction:
                 break
             best = refinement
             conditions.append(refinement.condition)
+            feature = refinement.condition.feature
+            if feature in self.layouts and closes_feature(self.layouts[feature],
+                                                          refinement.condition):
+                closed.add(feature)
             covered, rule_totals = refinement.covered, refinement.rule_totals
             if self.config.head == "single":      # the first condition fixes the head's output
                 outputs = refinement.outputs
@@ -113,7 +127,11 @@ class RuleInduction:
         total_g, total_h = _weighted_sum(examples, gradients, hessians, weights) \
             if rule_totals is None else \
             _less(rule_totals, missing, gradients, hessians, weights)
-        if self.data.nominal[feature]:
+        if feature in self.layouts:              # mlrl-boomer's way
+            candidates = _mlrl_nominal_candidates(
+                self.layouts[feature], values, covered, weights, gradients, hessians, total_g,
+                total_h, self.config.min_coverage)
+        elif self.data.nominal[feature]:
             candidates = _nominal_candidates(values, examples, gradients, hessians, weights,
                                              total_g, total_h)
         elif self.bins is not None:
@@ -125,7 +143,8 @@ class RuleInduction:
                 column.rows[stored], column.values[stored], len(examples) - int(stored.sum()),
                 gradients, hessians, weights, total_g, total_h)
         else:
-            candidates = _numerical_candidates(values, examples, gradients, hessians, weights,
+            candidates = _numerical_candidates(values, self.ranks.get(feature), examples,
+                                               gradients, hessians, weights,
                                                total_g, total_h, self.config.mlrl_compatible)
         best = None
         for operator, threshold, chosen, sum_g, sum_h, removed in candidates:
@@ -135,7 +154,8 @@ class RuleInduction:
                 mask[chosen] = True
             else:                                    # the examples its threshold covers
                 mask = covered & condition.covers(column)
-            if (mask & (weights > 0)).sum() < self.config.min_coverage:
+            if (mask & (weights > 0)).sum() < self.config.min_coverage and \
+                    feature not in self.layouts:     # (those are checked in mlrl-boomer's way)
                 continue                             # covers too few examples
             head_outputs, scores, quality = self._head(sum_g, sum_h, outputs)
             if quality < bar:                        # Alg. 3 lines 14, 18: strictly better
@@ -178,12 +198,21 @@ def _weighted_sum(examples, gradients, hessians, weights):
     return sum_g, sum_h
 
 
-def _numerical_candidates(values, examples, gradients, hessians, weights, total_g, total_h,
-                          mlrl_compatible):
+def _ranks(order, n_examples):
+    """Each example's place in ``order`` (those not in it, with missing values, last)."""
+    ranks = np.full(n_examples, n_examples, dtype=np.int64)
+    ranks[order] = np.arange(len(order))
+    return ranks
+
+
+def _numerical_candidates(values, ranks, examples, gradients, hessians, weights, total_g,
+                          total_h, mlrl_compatible):
     """Alg. 3 with §3.2's phases: yield (operator, threshold, examples covered, Σg, Σh,
-    examples removed) for
-    every candidate condition on a numerical feature, in evaluation order."""
-    order = examples[np.argsort(values[examples], kind="stable")]   # x_τ, eq. 4
+    examples removed) for every candidate condition on a numerical feature, in evaluation
+    order; the examples in the order of their ``ranks`` (mlrl-boomer's order of equal
+    values), or by value with equal values by example."""
+    order = examples[np.argsort(values[examples] if ranks is None else ranks[examples],
+                                kind="stable")]                       # x_τ, eq. 4
     sorted_values = values[order]
     n_negative = int(np.searchsorted(sorted_values, np.float32(0), side="left"))
     counted = weights[order] > 0
@@ -294,6 +323,45 @@ def _nominal_candidates(values, examples, gradients, hessians, weights, total_g,
             unequal = (total_g - equal[0], total_h - equal[1])
         yield "==", value, examples[codes == value], *equal, None
         yield "!=", value, examples[codes != value], *unequal, None
+
+
+def _mlrl_nominal_candidates(layout, values, covered, weights, gradients, hessians, total_g,
+                             total_h, min_coverage):
+    """mlrl-boomer 0.12.3's nominal search (``mlrl_compatible``; ``feature_based_search_
+    nominal.hpp``): yield (operator, value, examples covered, Σg, Σh, examples removed) for
+    ``x == v`` and ``x != v`` of each value v of ``layout.bins`` with covered examples, in that
+    order, then ``x != majority`` (the sums of those values, accumulated in turn) and
+    ``x == majority`` (the total less them). Each value's examples are summed in the layout's
+    order, and a condition is evaluated when it covers at least ``min_coverage`` examples of
+    non-zero weight, counting, for ``!=`` and ``== majority``, the covered examples with a
+    missing value too (mlrl-boomer counts them, though they satisfy no condition)."""
+    present = covered & ~np.isnan(values)
+    n_counted = int((covered & (weights > 0)).sum())
+    bins = []
+    for value in layout.bins:
+        members = np.flatnonzero(present & (values == value))
+        if len(members):
+            bins.append((value, members[::-1] if layout.descending else members))
+    accumulated_g, accumulated_h = np.zeros_like(total_g), np.zeros_like(total_h)
+    n_accumulated = 0
+    for value, members in bins:
+        sum_g, sum_h = _weighted_sum(members, gradients, hessians, weights)
+        n_covered = int((weights[members] > 0).sum())
+        if n_covered >= min_coverage:
+            yield "==", value, members, sum_g, sum_h, None
+        if n_counted - n_covered >= min_coverage:
+            yield "!=", value, np.flatnonzero(present & (values != value)), \
+                total_g - sum_g, total_h - sum_h, members
+        accumulated_g, accumulated_h = accumulated_g + sum_g, accumulated_h + sum_h
+        n_accumulated += n_covered
+    if not bins:                  # every covered example has the majority value (or none)
+        return
+    minority = np.concatenate([members for _, members in bins])
+    if n_accumulated >= min_coverage:
+        yield "!=", layout.majority, minority, accumulated_g, accumulated_h, None
+    if n_counted - n_accumulated >= min_coverage:
+        yield "==", layout.majority, np.flatnonzero(present & (values == layout.majority)), \
+            total_g - accumulated_g, total_h - accumulated_h, minority
 
 
 def _histogram_candidates(bins, examples, gradients, hessians, weights, total_g, total_h):

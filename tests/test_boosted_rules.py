@@ -16,6 +16,8 @@ from hypothesis import assume, given, strategies as st
 
 from optrules.boosted_rules import ENGINES, fit_boosted_rules
 from optrules.boosted_rules.losses import LOSSES
+from optrules.boosted_rules.mlrl_layout import (nominal_layout, std_sort_order,
+                                                unordered_map_order)
 from optrules.boosted_rules.search import SearchConfig
 from optrules.boosted_rules.training_data import sparse_training_data, training_data
 from optrules.data.table import as_features
@@ -499,8 +501,8 @@ def test_the_sparse_phases_are_the_dense_searchs_candidates(cells):
     weights = np.ones(n, dtype=np.int64)
     examples = np.flatnonzero(~np.isnan(values))
     total_g, total_h = g[examples].sum(axis=0), h[examples].sum(axis=0)
-    dense = reference._numerical_candidates(values, examples, g, h, weights, total_g, total_h,
-                                            False)
+    dense = reference._numerical_candidates(values, None, examples, g, h, weights, total_g,
+                                            total_h, False)
     stored = examples[values[examples] != 0]
     g_read = np.where((values != 0)[:, None], g, np.nan)      # a zero's statistics: NaN
     sparse = reference._sparse_numerical_candidates(stored, values[stored], len(examples) -
@@ -602,6 +604,101 @@ def test_mlrl_compatible_search_reproduces_mlrl_boomer_quirks(engine, x, y, expe
                               feature_sampling=False, mlrl_compatible=True, engine=engine)
     condition, = model.rules[1].conditions
     assert (condition.operator, condition.threshold) == expected
+
+
+def tied_nominal_values(first_values):
+    """A nominal feature whose values 2 and 3 tie in every sum (the majority value 0 and the
+    value 1 are all negatives): the one mlrl-boomer meets first in its map wins."""
+    codes = list(first_values) + [0] * 30 + [1] * 29 + [2, 2, 3, 3]
+    return np.array(codes, dtype=float)[:, None], [int(c >= 2) for c in codes]
+
+
+@pytest.mark.parametrize("engine", sorted(ENGINES))
+@pytest.mark.parametrize("first_values, expected", [
+    ([2, 3], [(0, "!=", 3.0), (0, "!=", 2.0)]), ([3, 2], [(0, "!=", 2.0), (0, "!=", 3.0)])])
+def test_mlrl_compatible_nominal_search_visits_the_values_in_mlrl_boomers_order(
+        engine, first_values, expected):
+    """Observed with mlrl-boomer 0.12.3: values first met in the order 2, 3, 0, 1 are searched
+    1, 3, 2 (libstdc++'s unordered_map; 0 is the majority value), so ``x != 3`` wins the tie;
+    met 3, 2, 0, 1, they are searched 1, 2, 3."""
+    X, y = tied_nominal_values(first_values)
+    model = fit_boosted_rules(X, y, max_rules=1, feature_sampling=False, mlrl_compatible=True,
+                              engine=engine, nominal_features=[0])
+    assert [(c.feature, c.operator, c.threshold) for c in model.rules[1].conditions] == \
+        expected
+
+
+@pytest.mark.parametrize("engine", sorted(ENGINES))
+def test_mlrl_compatible_search_closes_a_nominal_feature_after_equality(engine):
+    """Observed with mlrl-boomer 0.12.3: after ``x != majority`` (or ``x == v``) a rule's
+    search drops the feature, so the third rule stops at ``x != 0``; searched again, the
+    feature would give it ``x != 3`` too (found by a random search over small data)."""
+    X = np.array([[4.0], [0], [2], [4], [3], [2], [4], [4], [0], [0], [0]])
+    y = [1, 0, 1, 1, 0, 1, 0, 1, 0, 0, 0]
+    model = fit_boosted_rules(X, y, max_rules=3, feature_sampling=False, mlrl_compatible=True,
+                              engine=engine, nominal_features=[0])
+    assert [[(c.feature, c.operator, c.threshold) for c in rule.conditions]
+            for rule in model.rules] == [[], [(0, "==", 0.0)], [(0, "==", 0.0)],
+                                         [(0, "!=", 0.0)]]
+
+
+def test_both_engines_sort_equal_values_as_mlrl_boomer():
+    """With many equal values (runs longer than introsort's 16), the order std::sort leaves
+    them in decides the last bits of the sums: both engines use it, bit for bit."""
+    rng = np.random.default_rng(7)
+    X = rng.integers(-2, 3, size=(90, 2)).astype(float) * 0.1
+    y = (X[:, 0] + rng.normal(size=90) * 0.3 > 0).astype(int)
+    models = [fit_boosted_rules(X, y, max_rules=3, feature_sampling=False, mlrl_compatible=True,
+                                engine=engine) for engine in ("reference", "fast")]
+    assert models[0].rules == models[1].rules
+    assert models[0].training_loss == models[1].training_loss
+
+
+def test_mlrl_compatible_needs_int32_nominal_codes():
+    X = np.array([[0.0], [1.5], [2.0]])
+    with pytest.raises(ValueError, match=r"nominal feature 0 .* int32 integers.*1\.5"):
+        fit_boosted_rules(X, [0, 1, 1], nominal_features=[0], mlrl_compatible=True)
+
+
+LIBSTDCXX = json.loads((FIXTURES / "libstdcxx_orders.json").read_text())
+
+
+@pytest.mark.parametrize("case", LIBSTDCXX["unordered_map"]["cases"])
+def test_unordered_map_order_is_libstdcxxs(case):
+    assert unordered_map_order(case["emplaced"]) == case["iterated"]
+
+
+@pytest.mark.parametrize("case", LIBSTDCXX["sort"]["cases"])
+def test_std_sort_order_is_libstdcxxs(case):
+    assert std_sort_order(np.array(case["values"], dtype=np.float32)).tolist() == \
+        case["indices"]
+
+
+@pytest.mark.parametrize("case", LIBSTDCXX["heapsort"]["cases"])
+def test_the_heapsort_of_std_sort_is_libstdcxxs(case):
+    """Introsort's fallback, on a run that does not start the list."""
+    from optrules.boosted_rules.mlrl_layout import _heapsort
+    keys, items = [-1.0] * 3 + [float(v) for v in case["values"]], \
+        [-1] * 3 + list(range(len(case["values"])))
+    _heapsort(keys, items, 3, len(keys))
+    assert items[3:] == case["indices"]
+
+
+def test_std_sort_order_with_missing_values_and_none_equal():
+    values = np.array([3.0, np.nan, -1.0, 2.0], dtype=np.float32)
+    assert std_sort_order(values).tolist() == [2, 3, 0]
+
+
+@pytest.mark.parametrize("codes, expected", [
+    ([2, 0, 1, 1, 0, 1, None], ((0.0, 2.0), 1.0, True)),     # map order 1 0 2
+    ([0, 1, 2, 3, 1, 2], ((3.0, 1.0, 0.0), 2.0, True)),      # 3 2 1 0: 2 is met before 1
+    ([5, 7, 7], ((5.0,), 7.0, False)),                       # binary: the rarer value
+    ([7, 5, 7, 5], ((5.0,), 7.0, False)),                    # a tie: the first in map order
+    ([4, 4, None], ((), None, False)),                        # one value: no condition
+])
+def test_nominal_layout(codes, expected):
+    column = np.array([np.nan if c is None else c for c in codes], dtype=np.float32)
+    assert tuple(nominal_layout(column)) == expected
 
 
 @pytest.mark.parametrize("engine", sorted(ENGINES))
@@ -724,18 +821,28 @@ def test_the_paper_search_tries_every_boundary():
     assert (condition.operator, condition.threshold) == (">", 1.5)
 
 
+@pytest.mark.parametrize("dataset", ["breast", "breast-missing", "breast-nominal"])
 @pytest.mark.parametrize("engine", sorted(ENGINES))
-def test_mlrl_boomer_rules_on_breast_cancer(engine):
-    """The first rules mlrl-boomer 0.12.3 learns on scikit-learn's breast cancer data with
-    sampling off (tests/data/mlrl_boomer_breast_cancer.json, written by
-    ``benchmarks/boosted_rules.py --write-fixture``): same conditions, thresholds, heads."""
+def test_mlrl_boomer_rules_on_breast_cancer(engine, dataset):
+    """The first rules mlrl-boomer 0.12.3 learns on scikit-learn's breast cancer data, with 5%
+    of its values missing, and with five columns as nominal quartile codes, sampling off
+    (tests/data/mlrl_boomer_breast_cancer.json, written by ``benchmarks/boosted_rules.py
+    --write-fixture``): same conditions, thresholds, heads. These need mlrl-boomer's order of
+    equal values and of nominal values (libstdc++'s std::sort and std::unordered_map)."""
     datasets = pytest.importorskip("sklearn.datasets")
     X, y = datasets.load_breast_cancer(return_X_y=True)
     fixture = json.loads((FIXTURES / "mlrl_boomer_breast_cancer.json").read_text())
-    n_rules = 3 if engine == "reference" else len(fixture["rules"]) - 1
+    data = fixture["datasets"][dataset]
+    for j, column in data["columns"].items():
+        X[:, int(j)] = column
+    for i, j in data["missing"]:
+        X[i, j] = np.nan
+    n_rules = 2 if engine == "reference" else len(data["rules"]) - 1
     model = fit_boosted_rules(X, y, max_rules=n_rules, feature_sampling=False,
-                              mlrl_compatible=True, engine=engine)
-    for k, (ours, theirs) in enumerate(zip(model.rules, fixture["rules"])):
+                              mlrl_compatible=True, engine=engine,
+                              nominal_features=data["nominal"])
+    assert len(model.rules) == n_rules + 1
+    for k, (ours, theirs) in enumerate(zip(model.rules, data["rules"])):
         conditions = sorted([c.feature, c.operator, c.threshold] for c in ours.conditions)
         assert conditions == theirs["conditions"], k
         assert [str(o) for o in ours.outputs] == list(theirs["head"]), k

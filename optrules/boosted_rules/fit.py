@@ -117,8 +117,10 @@ def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, s
     min_coverage : int >= 1, default 1
     max_conditions : int or None, default None
     mlrl_compatible : bool, default False
-        Follow mlrl-boomer 0.12.3's numerical search, including the boundary it skips and its
-        bookkeeping of sums (specs/boosted-rules.md §4.2-4.3).
+        Follow mlrl-boomer 0.12.3's search, including the boundary it skips, its bookkeeping of
+        sums, its order of equal values and its nominal search (the order of its C++
+        library's std::sort and std::unordered_map; specs/boosted-rules.md §4.2-4.4).
+        Nominal values must then be int32 integers.
     engine : {"fast", "reference"}, default "fast"
     random_state : int or None, default None
         Seed of the feature sampling.
@@ -184,6 +186,8 @@ def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, s
     data = _training_data(X, given["nominal_features"] or ())
     if data.sparse and given["mlrl_compatible"]:    # mlrl-boomer's dense search, reproduced
         data = data.densified()
+    if given["mlrl_compatible"]:
+        _check_int32_codes(data)
     targets = _targets(y, data.n_examples, given["loss"])
     names = tuple(output_names) if output_names is not None else \
         tuple(f"y{k}" for k in range(targets.shape[1]))
@@ -206,6 +210,20 @@ def _training_data(X, nominal):
                              "categorical, hence nominal already.")
     return training_data(features, nominal) if features is not None else \
         sparse_training_data(X, nominal)
+
+
+def _check_int32_codes(data):
+    """ValueError unless every nominal value is an int32 integer: mlrl-boomer truncates
+    nominal values to int32, which ``mlrl_compatible`` does not reproduce."""
+    for j in range(data.n_features):
+        values = data.values[j]
+        if data.nominal[j]:
+            values = values[~np.isnan(values)]
+            bad = values[(values != np.trunc(values)) | (values < -2 ** 31) | (values >= 2 ** 31)]
+            if len(bad):
+                raise ValueError(f"mlrl_compatible: nominal feature {j} ({data.names[j]!r}) "
+                                 "must hold int32 integers (mlrl-boomer truncates others). "
+                                 f"Got {float(bad[0])!r} instead.")
 
 
 def _targets(y, n_examples, loss):

@@ -27,8 +27,9 @@ class SearchConfig:
         covering this many or fewer is not refined further.
     max_conditions : int or None
     mlrl_compatible : bool
-        Reproduce mlrl-boomer 0.12.3's numerical search exactly (its skipped boundary and its
-        threshold between negative and other values).
+        Reproduce mlrl-boomer 0.12.3's search (its skipped boundary, its threshold between
+        negative and other values, its bookkeeping of sums, its order of equal values and
+        its nominal search; :mod:`optrules.boosted_rules.mlrl_layout`).
     n_jobs : int
         Threads of the engine's pool (the fast engine splits the features into this many
         blocks).
