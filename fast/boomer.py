@@ -628,6 +628,9 @@ def _numerical_phases(values, examples, stats, totals, mlrl_compatible, plain_in
         # the reference's last value of phase II: x_first, or the largest counted value
         # when there is none from x_first up
         highest = np.minimum(_highest_counted_upper(counted & upper), first)
+        if not mlrl_compatible:          # not between values equal in mlrl-boomer's sense
+            valid &= differ(values[rows, np.maximum(n_negative - 1, 0)],
+                            values[rows, highest])[:, None]
         phases.append(_Phase(valid, _sides(inside, totals), lambda row, j: n_negative[row],
                              lambda row, j: highest[row], True))
     return phases

@@ -253,9 +253,11 @@ def _numerical_candidates(values, ranks, examples, gradients, hessians, weights,
             sum_g += weights[order[i]] * gradients[order[i]]
             sum_h += weights[order[i]] * hessians[order[i]]
         previous = sorted_values[i]
-    # Phase III (dense data): the boundary between the values below zero and the others
+    # Phase III (dense data): the boundary between the values below zero and the others,
+    # unless the two are equal in mlrl-boomer's sense (mlrl-boomer does not ask)
     n_counted_negative = int(counted[:n_negative].sum())
-    if 0 < n_counted_negative < int(counted.sum()):
+    if 0 < n_counted_negative < int(counted.sum()) and \
+            (mlrl_compatible or not is_equal(last_negative, previous)):
         threshold = midpoint(last_negative, previous)
         yield "<=", threshold, order[:n_negative], negative_g, negative_h, None
         yield ">", threshold, order[n_negative:], total_g - negative_g, total_h - negative_h, \
@@ -297,8 +299,9 @@ def _sparse_numerical_candidates(rows, values, n_zero, gradients, hessians, weig
         yield ">", threshold, rows[n_negative:], positive_g, positive_h, None
         yield "<=", threshold, None, total_g - positive_g, total_h - positive_h, None
     # ... and the negative values against the rest (Fig. 7), the zeros in between if any
-    if n_negative and (n_zero or has_positive):
-        threshold = midpoint(values[n_negative - 1], 0 if n_zero else values[n_negative])
+    other = 0 if n_zero else values[n_negative] if has_positive else None
+    if n_negative and other is not None and not is_equal(values[n_negative - 1], other):
+        threshold = midpoint(values[n_negative - 1], other)
         yield "<=", threshold, rows[:n_negative], negative_g, negative_h, None
         yield ">", threshold, None, total_g - negative_g, total_h - negative_h, None
 

@@ -122,6 +122,23 @@ def head_quality(g, h, covered, outputs, head, l1, l2):
     return math.fsum(q for q, _ in result.values()), {k: s for k, (_, s) in result.items()}
 
 
+def close(small, large):
+    """mlrl-boomer's is_equal, written out (a float32 difference that overflows: not close)."""
+    with np.errstate(over="ignore"):
+        difference = abs(float(np.float32(large) - np.float32(small)))
+    return difference <= EPSILON * max(1.0, abs(float(small)), abs(float(large)))
+
+
+def between(small, large):
+    """The float32 threshold between ``small`` < ``large``, written out: small + (large -
+    small)/2 with the difference in float32, or small/2 + large/2 when that overflows."""
+    with np.errstate(over="ignore"):
+        difference = np.float32(np.float32(large) - np.float32(small))
+    if not np.isfinite(difference):
+        return np.float32(float(small) / 2 + float(large) / 2)
+    return np.float32(float(small) + float(difference) * 0.5)
+
+
 def all_conditions(data, covered):
     """Every condition the paper's search may add (Alg. 3: midpoints of adjacent distinct
     covered values; §3.3: == and != of every covered value), with the examples it covers."""
@@ -134,9 +151,9 @@ def all_conditions(data, covered):
                 yield f, "!=", value, present & (values != value)
             continue
         for small, large in zip(distinct[:-1], distinct[1:]):
-            if abs(float(large - small)) <= EPSILON * max(1.0, abs(small), abs(large)):
+            if close(small, large):
                 continue                    # one value to mlrl-boomer (its is_equal)
-            threshold = np.float32(float(small) + float(np.float32(large - small)) * 0.5)
+            threshold = between(small, large)
             yield f, "<=", threshold, present & (values <= threshold)
             yield f, ">", threshold, present & (values > threshold)
 
@@ -209,9 +226,12 @@ def datasets(draw, max_examples=14):
             columns[f"c{j}"] = np.array(draw(st.lists(st.sampled_from(["a", "b", "c", None]),
                                                       min_size=n, max_size=n)), dtype=object)
         else:
-            # neighbouring float32 values that mlrl-boomer's is_equal merges, now and then
+            # neighbouring float32 values that mlrl-boomer's is_equal merges, tiny ones around
+            # 0 and huge ones whose float32 difference overflows, now and then
             numbers = st.integers(-3, 3) if draw(st.integers(0, 4)) else \
-                st.sampled_from([-1.0, -0.99999994, 0.0, 1e-8, 1.0, 1.0000001, 1.0000002, 2.0])
+                st.sampled_from([-1.0, -0.99999994, 0.0, 1e-8, 1.0, 1.0000001, 1.0000002, 2.0]) \
+                if draw(st.booleans()) else \
+                st.sampled_from([-3e38, -1e-45, 0.0, 1e-45, 1e-38, 1.0, 2e38, 3e38])
             cells = draw(st.lists(st.one_of(numbers, st.just(None)), min_size=n, max_size=n))
             columns[f"x{j}"] = np.array([np.nan if c is None else c for c in cells], dtype=float)
     loss = draw(st.sampled_from(["logistic", "squared", "example-wise-logistic"]))
@@ -654,6 +674,29 @@ def test_both_engines_sort_equal_values_as_mlrl_boomer():
     assert models[0].training_loss == models[1].training_loss
 
 
+@pytest.mark.parametrize("X, y", [
+    ([[1e-38], [0], [-1e-45], [0], [1e-38]], [0, 0, 0, 1, 0]),   # -1e-45 is_equal 0
+    ([[-3e38], [1e38], [1e38]], [0, 1, 1]),                      # their difference overflows
+])
+def test_thresholds_separate_the_values_they_lie_between(X, y):
+    """Found by an adversarial review: the boundary between the negative values and the others
+    was evaluated between values mlrl-boomer's is_equal calls equal, and the midpoint of
+    values whose float32 difference overflows was inf; either threshold covered other examples
+    than its statistics, and the engines parted. Now every threshold t between a < b has
+    a <= t < b, and the model saves."""
+    models = [fit_boosted_rules(X, y, max_rules=3, feature_sampling=False, engine=engine)
+              for engine in ("reference", "fast")]
+    assert models[0].rules == models[1].rules
+    assert models[0].training_loss == models[1].training_loss
+    values = np.array(X, dtype=np.float32)[:, 0]
+    for rule in models[1].rules[1:]:
+        for condition in rule.conditions:
+            below, above = values[values <= condition.threshold], \
+                values[values > condition.threshold]
+            assert len(below) and len(above) and np.isfinite(condition.threshold)
+    json.dumps(models[1].to_dict(), allow_nan=False)
+
+
 def test_mlrl_compatible_needs_int32_nominal_codes():
     X = np.array([[0.0], [1.5], [2.0]])
     with pytest.raises(ValueError, match=r"nominal feature 0 .* int32 integers.*1\.5"):
@@ -786,10 +829,8 @@ def brute_force_bins(values, method, ratio):
         bin_of = {v: first[v] * n_bins // len(present) for v in distinct}
     thresholds, joined, current = [], {distinct[0]: 0}, 0
     for small, large in zip(distinct[:-1], distinct[1:]):
-        close = abs(float(np.float32(large) - np.float32(small))) <= \
-            EPSILON * max(1.0, abs(small), abs(large))
-        if bin_of[small] != bin_of[large] and not close:      # a bin ends at small
-            thresholds.append(np.float32(small + float(np.float32(large - small)) * 0.5))
+        if bin_of[small] != bin_of[large] and not close(small, large):  # a bin ends at small
+            thresholds.append(between(small, large))
             current += 1
         joined[large] = current
     return joined, thresholds

@@ -5,9 +5,10 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse
 
 from optrules import BoostedRulesClassifier, BoostedRulesRegressor, load_model
-from optrules.boosted_rules import BoostedRules
+from optrules.boosted_rules import BoostedRules, fit_boosted_rules
 from optrules.cli import main
 from optrules.limits import StoppedSearchWarning
 
@@ -122,7 +123,38 @@ def test_a_time_limit_keeps_the_rules_so_far():
 def test_verbose_prints_each_rule(capsys):
     X, y = mixed_data()
     BoostedRulesClassifier(2, verbose=1, random_state=0).fit(X, y)
-    assert capsys.readouterr().err.count("rule ") == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 2 and all(line.startswith(f"rule {k + 1}: {{") and " => (y = " in line
+                                   for k, line in enumerate(lines))
+
+
+@pytest.mark.parametrize("X, y, options, message", [
+    ([[1.0], [2.0], [1e39]], [0, 1, 1], {}, r"'x0' holds a value beyond float32's range"),
+    (scipy.sparse.csr_matrix([[1.0], [1e39], [0]]), [0, 1, 1], {},
+     r"'x0 \(column 0\)' holds a value beyond float32's range"),
+    (scipy.sparse.csr_matrix([[1j], [2.0]]), [0, 1], {}, "must hold real numbers"),
+    (scipy.sparse.coo_array(np.array([1.0, 2.0])), [0, 1], {}, "must be 2-D"),
+    (np.empty((0, 2)), np.empty(0), {}, "X has no rows"),
+    ([[1.0], [2.0]], np.empty((2, 0)), {}, "one column per output"),
+    ([[1.0], [2.0]], [[0, 1], [1, 0]], {"output_names": ["a"]}, "name the 2 outputs"),
+    ([[1.0], [2.0]], [0, 1], {"shrinkage": 1e40}, "'shrinkage' .* must be a number in"),
+    ([[1.0], [2.0]], [0, 1], {"l1": 1e40}, "'l1' .* must be a number in"),
+    ([[1.0], [2.0]], [0, 1], {"l2": 1e40}, "'l2' .* must be a number in"),
+])
+def test_bad_input_gets_a_clear_error(X, y, options, message):
+    """Found by an adversarial review: each of these used to crash or to fit nonsense (a
+    value beyond float32's range became inf)."""
+    with pytest.raises(ValueError, match=message):
+        fit_boosted_rules(X, y, **options)
+
+
+def test_predict_refuses_values_beyond_float32_and_fractional_rule_counts():
+    model = BoostedRulesClassifier(2).fit([[1.0], [2.0], [3.0], [4.0]], [0, 0, 1, 1])
+    with pytest.raises(ValueError, match="beyond float32's range"):
+        model.predict([[1e39]])
+    for n_rules in (1.5, True, "2"):
+        with pytest.raises(TypeError, match="'n_rules' .* must be an integer >= 0 or None"):
+            model.predict([[1.0]], n_rules=n_rules)
 
 
 def test_bad_targets_get_clear_errors():

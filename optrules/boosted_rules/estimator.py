@@ -11,7 +11,7 @@ from optrules.boosted_rules.losses import LOSSES
 from optrules.boosted_rules.model import BoostedRules
 from optrules.boosted_rules.training_data import (feature_matrix, is_sparse_matrix,
                                                   sparse_training_data)
-from optrules.validation import Boolean, Integer, Options
+from optrules.validation import Boolean, Integer, Options, validate_params
 
 __all__ = ["BoostedRulesClassifier", "BoostedRulesRegressor"]
 
@@ -180,8 +180,8 @@ class _BoostedRules(RuleEstimator):
         else:
             features = self._features_for_predict(X)
             values = feature_matrix(features, self.model_.categories)
-        if n_rules is not None:
-            n_rules = Integer(0).resolve("n_rules", n_rules, type(self).__name__)
+        n_rules = validate_params({"n_rules": [Integer(0), None]}, {"n_rules": n_rules},
+                                  type(self).__name__)["n_rules"]
         return self.model_.scores(values, n_rules)
 
     def __sklearn_tags__(self):

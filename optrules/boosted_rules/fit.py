@@ -33,14 +33,17 @@ __all__ = ["fit_boosted_rules", "ENGINES", "BOOSTED_RULES_CONSTRAINTS"]
 #: Engine name -> module holding ``RuleInduction``.
 ENGINES = {"reference": "optrules.reference.boomer", "fast": "optrules.fast.boomer"}
 
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+
 #: Parameters of fit_boosted_rules (besides the data) and what each may be.
 BOOSTED_RULES_CONSTRAINTS = {
     "loss": [Options(LOSSES)],
     "head": [Options(HEADS)],
     "max_rules": [Integer(0)],
-    "shrinkage": [Real(0)],
-    "l1": [Real(0, inclusive=True)],
-    "l2": [Real(0, inclusive=True)],
+    # rounded to float32, as mlrl-boomer's
+    "shrinkage": [Real(0, high=FLOAT32_MAX)],
+    "l1": [Real(0, inclusive=True, high=FLOAT32_MAX)],
+    "l2": [Real(0, inclusive=True, high=FLOAT32_MAX)],
     "feature_sampling": [Boolean()],
     "instance_sampling": [KindAndShare(INSTANCE_SAMPLING), None],
     "holdout": [Real(0, high=1), None],
@@ -184,6 +187,8 @@ def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, s
         raise ValueError("fit_boosted_rules: mlrl_compatible reproduces mlrl-boomer's "
                          "pre-sorted search; it cannot be combined with binning.")
     data = _training_data(X, given["nominal_features"] or ())
+    if data.n_examples == 0:
+        raise ValueError("fit_boosted_rules: X has no rows; at least one example is needed.")
     if data.sparse and given["mlrl_compatible"]:    # mlrl-boomer's dense search, reproduced
         data = data.densified()
     if given["mlrl_compatible"]:
@@ -191,6 +196,9 @@ def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, s
     targets = _targets(y, data.n_examples, given["loss"])
     names = tuple(output_names) if output_names is not None else \
         tuple(f"y{k}" for k in range(targets.shape[1]))
+    if len(names) != targets.shape[1]:
+        raise ValueError(f"output_names must name the {targets.shape[1]} outputs of y. Got "
+                         f"{len(names)} names instead.")
     with interruptible():
         total = Budget(given["time_limit"], memory_cap(given["max_memory"]), parent=budget)
         return _assemble(data, targets, names, given, total)
@@ -199,6 +207,9 @@ def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, s
 def _training_data(X, nominal):
     """The :class:`TrainingData` of dense or sparse ``X`` with the numeric columns
     ``nominal`` (indices) nominal; ValueError for an index that is not such a column."""
+    if is_sparse_matrix(X) and len(X.shape) != 2:
+        raise ValueError(f"Found sparse X of shape {X.shape}: it must be 2-D (examples x "
+                         "features).")
     features = None if is_sparse_matrix(X) else as_features(X)
     n_features = X.shape[1] if features is None else features.n_features
     for j in nominal:
@@ -230,7 +241,7 @@ def _targets(y, n_examples, loss):
     targets = np.asarray(y, dtype=np.float64)
     if targets.ndim == 1:
         targets = targets[:, None]
-    if targets.ndim != 2 or len(targets) != n_examples:
+    if targets.ndim != 2 or len(targets) != n_examples or targets.shape[1] == 0:
         raise ValueError(f"y must have {n_examples} rows (one per example) and one column per "
                          f"output. Got shape {np.shape(y)} instead.")
     if not np.isfinite(targets).all():
@@ -284,6 +295,9 @@ def _boost(induction, data, targets, output_names, given, config, budget, start)
     gradients, hessians = loss.statistics(targets, scores)
     curves = _Curves(loss, targets, training, holdout)
     curves.record(scores)
+    # a model of no rules, which writes each new rule as the finished model will
+    text = BoostedRules((), loss.name, data.names, data.categories, output_names, (), (), 0.0,
+                        "complete", data.nominal)
     status = "complete"
     for t in range(given["max_rules"]):
         stop = budget.stop_reason()
@@ -309,7 +323,7 @@ def _boost(induction, data, targets, output_names, given, config, budget, start)
         rules.append(rule)
         curves.record(scores)
         if given["progress"] is not None:
-            given["progress"](t, rule)
+            given["progress"](t, text.rule_text(rule))
         if len(holdout) and curves.stalled(given["patience"]):
             status = "early-stopping"
             break

@@ -85,8 +85,10 @@ class FoundRule:
 
 
 def is_equal(a, b):
-    """mlrl-boomer's float32 equality: |a - b| <= ε·max(1, |a|, |b|), a - b in float32."""
-    difference = abs(float(np.float32(a) - np.float32(b)))
+    """mlrl-boomer's float32 equality: |a - b| <= ε·max(1, |a|, |b|), a - b in float32 (an
+    overflow to inf: not equal)."""
+    with np.errstate(over="ignore"):
+        difference = abs(float(np.float32(a) - np.float32(b)))
     return difference <= _EPSILON * max(1.0, abs(float(a)), abs(float(b)))
 
 
@@ -100,6 +102,18 @@ def differ(a, b):
 
 def midpoint(small, large):
     """The threshold between float32 values ``small`` < ``large``: small + (large - small)/2
-    with the difference in float32 and the result rounded to float32."""
+    with the difference in float32 and the result rounded to float32 (mlrl-boomer's), or,
+    when the difference overflows float32, small/2 + large/2 (mlrl-boomer's threshold would be
+    infinite, which separates nothing).
+
+    Examples
+    --------
+    >>> float(midpoint(1.0, 2.0)), float(midpoint(-3e38, 1e38))
+    (1.5, -1.0000000694406173e+38)
+    """
     small, large = np.float32(small), np.float32(large)
-    return np.float32(float(small) + float(large - small) * 0.5)
+    with np.errstate(over="ignore"):
+        difference = large - small
+    if np.isinf(difference):
+        return np.float32(float(small) * 0.5 + float(large) * 0.5)
+    return np.float32(float(small) + float(difference) * 0.5)

@@ -94,6 +94,9 @@ def sparse_training_data(matrix, nominal_features=(), names=None):
 
     Raises ValueError for a matrix that is not 2-D with at least one row and one column, and
     for infinite values (naming the column)."""
+    if matrix.dtype.kind not in "biuf":
+        raise ValueError(f"Sparse X of dtype {matrix.dtype} not supported: it must hold real "
+                         "numbers.")
     matrix = matrix.tocsc(copy=True)
     matrix.sum_duplicates()
     n_examples, n_features = matrix.shape
@@ -104,9 +107,9 @@ def sparse_training_data(matrix, nominal_features=(), names=None):
     columns = []
     for j in range(n_features):
         start, stop = matrix.indptr[j], matrix.indptr[j + 1]
-        values = np.asarray(matrix.data[start:stop], dtype=np.float32)
-        if np.isinf(values).any():
+        if np.isinf(matrix.data[start:stop]).any():
             raise ValueError(f"Feature {names[j]!r} (column {j}) holds an infinite value.")
+        values = _float32(matrix.data[start:stop], f"{names[j]} (column {j})")
         rows = np.asarray(matrix.indices[start:stop], dtype=np.int64)
         keep = values != 0                 # explicitly stored zeros are zeros
         order = np.argsort(rows[keep], kind="stable")
@@ -114,6 +117,16 @@ def sparse_training_data(matrix, nominal_features=(), names=None):
     nominal = set(nominal_features)
     return TrainingData(tuple(columns), tuple(j in nominal for j in range(n_features)),
                         (None,) * n_features, names)
+
+
+def _float32(values, name):
+    """``values`` as float32; ValueError for a finite value beyond float32's range."""
+    with np.errstate(over="ignore"):
+        rounded = np.asarray(values, dtype=np.float32)
+    if np.isinf(rounded).any():
+        raise ValueError(f"Feature {name!r} holds a value beyond float32's range (|x| > "
+                         f"{float(np.finfo(np.float32).max):.4g}); rules compare float32 values.")
+    return rounded
 
 
 def dense_column(column):
@@ -127,11 +140,12 @@ def dense_column(column):
 
 def feature_matrix(features, categories):
     """Float32 columns of ``features`` with nominal values coded by ``categories`` (a category
-    not among them, as in new data, is coded as a value no condition names: -1)."""
+    not among them, as in new data, is coded as a value no condition names: -1); ValueError
+    for a value beyond float32's range (naming the feature)."""
     columns = []
-    for column, known in zip(features.columns, categories):
+    for name, column, known in zip(features.names, features.columns, categories):
         if known is None:                          # + 0: -0.0 is 0.0, as in sparse data
-            columns.append(np.asarray(column, dtype=np.float32) + np.float32(0))
+            columns.append(_float32(column, name) + np.float32(0))
         else:
             index = {category: float(k) for k, category in enumerate(known)}
             columns.append(np.array([np.nan if v is None else index.get(v, -1.0) for v in column],
