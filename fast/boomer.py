@@ -46,7 +46,8 @@ class RuleInduction:
         self.row_of = np.full(data.n_features, -1, dtype=np.int64)
         self.row_of[self.numerical] = np.arange(len(self.numerical))
         self.sparse = data.sparse
-        self.layouts = {f: nominal_layout(data.values[f]) for f in range(data.n_features)
+        self.layouts = {f: nominal_layout(data.values[f], config.mlrl_sparse)
+                        for f in range(data.n_features)
                         if data.nominal[f]} if config.mlrl_compatible else {}
         if self.sparse:
             self.order = None
@@ -66,6 +67,12 @@ class RuleInduction:
         else:
             self.values = np.stack([data.values[f] for f in self.numerical]) \
                 if len(self.numerical) else np.empty((0, data.n_examples), dtype=np.float32)
+            # mlrl-boomer's vectors of a sparse matrix hold the stored values: the search sees
+            # zeros as missing (the totals still see the values)
+            self.has_zero = (self.values == 0).any(axis=1) if config.mlrl_sparse else None
+            self.totals_values = self.values
+            if config.mlrl_sparse:
+                self.values = np.where(self.values == 0, np.float32(np.nan), self.values)
             # eq. 4, once per fit: every numerical feature's examples by value, NaN last;
             # mlrl-boomer's order of equal values with mlrl_compatible
             self.order = np.argsort(self.values, axis=1, kind="stable")
@@ -167,7 +174,11 @@ class RuleInduction:
         next_totals = None
         if self.config.mlrl_compatible:          # the examples on its side of the vector
             covered_now = np.zeros(len(covered), dtype=bool)
-            covered_now[chosen] = True
+            if removed is None:
+                covered_now[chosen] = True
+            else:                                # all but those of the other side
+                covered_now = covered & ~np.isnan(self.data.values[feature])
+                covered_now[removed] = False
             if removed is None:                  # the side the search summed: re-summed
                 next_totals = _sum(all_stats[:, chosen])
             else:                                # the other side: the rest taken away
@@ -209,9 +220,11 @@ class RuleInduction:
                 if not counted.all():
                     examples = examples[counted].reshape(len(rows), int(counted[0].sum()))
             values = self.values[rows[:, None], examples]              # x_τ
-            totals = _totals(examples, values, covered, stats, rule_totals)
+            totals = _totals(examples, self.totals_values[rows[:, None], examples]
+                             if self.config.mlrl_sparse else values, covered, stats, rule_totals)
         phases = _numerical_phases(values, examples, stats, totals, self.config.mlrl_compatible,
-                                   self.plain_inequality)
+                                   self.plain_inequality,
+                                   self.has_zero[rows] if self.config.mlrl_sparse else None)
         first = self._first_of_least(phases, bar)
         if first is None:
             return None
@@ -219,8 +232,7 @@ class RuleInduction:
         feature = int(self.numerical[rows[row]])
 
         def build():
-            split, high = phase.split(row, j), phase.high(row, j)
-            threshold = midpoint(values[row, split - 1], values[row, high])
+            split, threshold = phase.split(row, j), phase.threshold(row, j)
             sums = phase.sides[:, row, j, side]
             n_present = int((~np.isnan(values[row])).sum())
             lower, upper = examples[row, :split], examples[row, split:n_present]
@@ -310,7 +322,7 @@ class RuleInduction:
             bin_of, histogram, occupied = None, histogram[:, :, :-1], occupied[:, :-1]
         sides = _running_sides(histogram, totals)                          # bins <= b
         valid = occupied & (sides[-1, :, :, 0] < totals[-1][:, None])
-        phase = _Phase(valid, sides, None, None, True)
+        phase = _Phase(valid, sides, None, None, True)            # (build() has its own)
         first = self._first_of_least([phase], bar)
         if first is None:
             return None
@@ -339,10 +351,15 @@ class RuleInduction:
             return None
         sides = phases[0].sides if len(phases) == 1 else \
             np.concatenate([phase.sides for phase in phases], axis=2)
-        valid = phases[0].valid if len(phases) == 1 else \
-            np.concatenate([phase.valid for phase in phases], axis=1)
+        if any(phase.valid.ndim == 3 for phase in phases):        # a validity per side
+            valid = np.concatenate([np.broadcast_to(
+                phase.valid if phase.valid.ndim == 3 else phase.valid[:, :, None],
+                phase.sides.shape[1:]) for phase in phases], axis=1)
+        else:                                                     # one for both sides
+            valid = (phases[0].valid if len(phases) == 1 else
+                     np.concatenate([phase.valid for phase in phases], axis=1))[:, :, None]
         heads = self._heads(sides)
-        qualities = np.where(valid[:, :, None], heads[2], np.inf)        # (r, k, 2)
+        qualities = np.where(valid, heads[2], np.inf)                      # (r, k, 2)
         row, column = divmod(int(qualities.argmin()), qualities.shape[1] * 2)
         j, side = divmod(column, 2)
         least = qualities[row, j, side]
@@ -498,17 +515,17 @@ class _SortedStored:
 class _Phase(NamedTuple):
     """The boundaries one phase of :func:`reference.boomer._numerical_candidates` evaluates,
     for all rows at once: boundary j of row r is valid where ``valid[r, j]``, and in scan order
-    within its row (increasing j). ``sides`` (C, r, k, 2) holds the running sum at each
+    within its row (increasing j; ``valid`` may also be (r, k, 2), side by side). ``sides``
+    (C, r, k, 2) holds the running sum at each
     boundary (side 0, "inside") and the rest of the total (side 1); the reference evaluates the
     inside side first. The inside side covers the sorted positions before ``split(r, j)``
-    when ``inside_is_lower``,
-    else those from it up; the threshold lies between the values at ``split - 1`` and
-    ``high``."""
+    when ``inside_is_lower``, else those from it up; ``threshold(r, j)`` is the condition's
+    threshold."""
 
     valid: np.ndarray
     sides: np.ndarray
     split: object
-    high: object
+    threshold: object
     inside_is_lower: bool
 
 
@@ -578,10 +595,14 @@ def _less(totals, removed):
                                   axis=1)[:, -1]
 
 
-def _numerical_phases(values, examples, stats, totals, mlrl_compatible, plain_inequality):
+def _numerical_phases(values, examples, stats, totals, mlrl_compatible, plain_inequality,
+                      has_zero=None):
     """The :class:`_Phase` s of the rows of ``values`` (r features, m sorted covered examples
     each): phase I (values below zero, ascending), II (from zero up, descending) and III
-    (below zero against the others), each only when it can hold a boundary."""
+    (below zero against the others), each only when it can hold a boundary. ``has_zero``
+    (mlrl-boomer's sparse search; the zeros are NaN in ``values``): whether each row's column
+    has zeros, which adds mlrl-boomer's candidates against the zeros (the reference's
+    ``mlrl_sparse``)."""
     r, m = values.shape
     if m < 2:
         return []
@@ -606,7 +627,7 @@ def _numerical_phases(values, examples, stats, totals, mlrl_compatible, plain_in
         valid = counted[:, 1:k] & negative[:, 1:k] & (below[-1, :, :-1] > 0) & \
             distinct[:, :k - 1]
         phases.append(_Phase(valid, _sides(below[:, :, :-1], totals), lambda row, j: j + 1,
-                             lambda row, j: j + 1, True))
+                             lambda row, j: midpoint(values[row, j], values[row, j + 1]), True))
     # Phase II: the boundary after position i = m - 2 - j >= low, descending; Σ covers
     # positions > i
     low = int(n_negative.min())
@@ -617,11 +638,14 @@ def _numerical_phases(values, examples, stats, totals, mlrl_compatible, plain_in
         n = m - 1 - low
         valid = (counted & upper)[:, m - 2::-1][:, :n] & (sides[-1, :, :, 0] > 0) & \
             distinct[:, ::-1][:, :n] & (np.arange(n) <= (m - 2 - first)[:, None])
-        phases.append(_Phase(valid, sides, lambda row, j: m - 1 - j, lambda row, j: m - 1 - j,
-                             False))
+        phases.append(_Phase(valid, sides, lambda row, j: m - 1 - j, lambda row, j: midpoint(
+            values[row, m - 2 - j], values[row, m - 1 - j]), False))
+    rows = np.arange(r)
+    if has_zero is not None and has_zero.any():
+        phases.append(_against_the_zeros(values, stat, counted, upper, n_negative, has_zero,
+                                         totals))
     # Phase III: the values below zero against the others (one boundary per row)
     if k:
-        rows = np.arange(r)
         inside = below[:, rows, np.maximum(n_negative - 1, 0)][:, :, None]
         valid = ((n_negative > 0) & (inside[-1, :, 0] > 0) &
                  (inside[-1, :, 0] < totals[-1]))[:, None]
@@ -631,9 +655,37 @@ def _numerical_phases(values, examples, stats, totals, mlrl_compatible, plain_in
         if not mlrl_compatible:          # not between values equal in mlrl-boomer's sense
             valid &= differ(values[rows, np.maximum(n_negative - 1, 0)],
                             values[rows, highest])[:, None]
+        zero = np.zeros(r, dtype=bool) if has_zero is None else has_zero
         phases.append(_Phase(valid, _sides(inside, totals), lambda row, j: n_negative[row],
-                             lambda row, j: highest[row], True))
+                             lambda row, j: midpoint(values[row, n_negative[row] - 1], 0 if
+                                                     zero[row] else values[row, highest[row]]),
+                             True))
     return phases
+
+
+def _against_the_zeros(values, stat, counted, upper, n_negative, has_zero, totals):
+    """mlrl-boomer's candidates of a sparse column against its zeros (the reference's
+    ``mlrl_sparse`` block): ``x > mean(0, v)`` on phase II's sums, which leave out the
+    smallest positive value unless it is the only counted one, then ``x <= mean(0, v)``;
+    v is the value phase II ended on. The interval covers every positive value."""
+    r, m = values.shape
+    rows = np.arange(r)
+    counted_upper = counted & upper
+    any_upper = counted_upper.any(axis=1)
+    top = _highest_counted_upper(counted_upper)
+    start = n_negative + (any_upper & (top > n_negative))      # Σ over positions >= start
+    tail = np.concatenate([np.cumsum(stat[:, :, ::-1], axis=2)[:, :, ::-1],
+                           np.zeros(stat.shape[:2] + (1,))], axis=2)      # sums from each
+    inside = np.where(any_upper, tail[:, rows, start], 0.0)[:, :, None]
+    counted_negative = (counted & ~upper & ~np.isnan(values)).any(axis=1)
+    last = np.where(any_upper, values[rows, np.minimum(top, n_negative + 1)],
+                    np.where(counted_negative, values[rows, np.maximum(n_negative - 1, 0)], 0))
+    # each side is evaluated when it counts an example (mlrl-boomer: phase II's count, and
+    # the rest); the rest of the totals may be a rounding residue of nothing
+    sides = _sides(inside, totals)
+    valid = has_zero[:, None, None] & (sides[-1] >= 1)                      # (r, 1, 2)
+    return _Phase(valid, sides, lambda row, j: n_negative[row],
+                  lambda row, j: midpoint(0, last[row]), False)
 
 
 def _highest_counted_upper(counted_upper):

@@ -60,10 +60,12 @@ class RuleInduction:
         self.map = map if pool is None else pool.map
         self.bins = bins
         # mlrl-boomer's order of each nominal feature's values (§4.4)
-        self.layouts = {f: nominal_layout(data.values[f]) for f in range(data.n_features)
+        self.layouts = {f: nominal_layout(data.values[f], config.mlrl_sparse)
+                        for f in range(data.n_features)
                         if data.nominal[f]} if config.mlrl_compatible else {}
         # and its order of equal numerical values: each example's place in its std::sort
-        self.ranks = {f: _ranks(std_sort_order(dense_column(data.values[f])), data.n_examples)
+        self.ranks = {f: _ranks(std_sort_order(_vector_values(data.values[f], config)),
+                                data.n_examples)
                       for f in range(data.n_features)
                       if not data.nominal[f]} if config.mlrl_compatible else {}
 
@@ -142,6 +144,12 @@ class RuleInduction:
             candidates = _sparse_numerical_candidates(
                 column.rows[stored], column.values[stored], len(examples) - int(stored.sum()),
                 gradients, hessians, weights, total_g, total_h)
+        elif self.config.mlrl_sparse:               # mlrl-boomer's vector: the stored values
+            candidates = _numerical_candidates(
+                values, self.ranks.get(feature), examples[values[examples] != 0], gradients,
+                hessians, weights, total_g, total_h, True,
+                (bool((values == 0).any()), int((present & (weights > 0)).sum()),
+                 self.config.min_coverage))
         else:
             candidates = _numerical_candidates(values, self.ranks.get(feature), examples,
                                                gradients, hessians, weights,
@@ -151,12 +159,17 @@ class RuleInduction:
             condition = Condition(feature, operator, float(threshold))
             if self.config.mlrl_compatible:          # the examples on its side of the vector
                 mask = np.zeros_like(covered)
-                mask[chosen] = True
+                if removed is None:
+                    mask[chosen] = True
+                else:                                # all but those of the other side
+                    mask = covered & ~np.isnan(values)
+                    mask[removed] = False
             else:                                    # the examples its threshold covers
                 mask = covered & condition.covers(column)
             if (mask & (weights > 0)).sum() < self.config.min_coverage and \
-                    feature not in self.layouts:     # (those are checked in mlrl-boomer's way)
-                continue                             # covers too few examples
+                    feature not in self.layouts and not (self.config.mlrl_sparse and
+                                                         chosen is None):
+                continue         # covers too few examples (unless checked mlrl-boomer's way)
             head_outputs, scores, quality = self._head(sum_g, sum_h, outputs)
             if quality < bar:                        # Alg. 3 lines 14, 18: strictly better
                 totals = None
@@ -198,6 +211,13 @@ def _weighted_sum(examples, gradients, hessians, weights):
     return sum_g, sum_h
 
 
+def _vector_values(column, config):
+    """The values mlrl-boomer sorts: all (NaN: missing), or, from a sparse matrix
+    (``config.mlrl_sparse``), the stored ones (the zeros as missing)."""
+    values = dense_column(column)
+    return np.where(values == 0, np.float32(np.nan), values) if config.mlrl_sparse else values
+
+
 def _ranks(order, n_examples):
     """Each example's place in ``order`` (those not in it, with missing values, last)."""
     ranks = np.full(n_examples, n_examples, dtype=np.int64)
@@ -206,11 +226,13 @@ def _ranks(order, n_examples):
 
 
 def _numerical_candidates(values, ranks, examples, gradients, hessians, weights, total_g,
-                          total_h, mlrl_compatible):
+                          total_h, mlrl_compatible, mlrl_sparse=None):
     """Alg. 3 with §3.2's phases: yield (operator, threshold, examples covered, Σg, Σh,
     examples removed) for every candidate condition on a numerical feature, in evaluation
     order; the examples in the order of their ``ranks`` (mlrl-boomer's order of equal
-    values), or by value with equal values by example."""
+    values), or by value with equal values by example. ``mlrl_sparse`` = (the column has
+    zeros, the covered counted examples with a value, min_coverage): mlrl-boomer's search of
+    a sparse matrix (specs §4.7), ``examples`` then being the stored ones."""
     order = examples[np.argsort(values[examples] if ranks is None else ranks[examples],
                                 kind="stable")]                       # x_τ, eq. 4
     sorted_values = values[order]
@@ -239,6 +261,7 @@ def _numerical_candidates(values, ranks, examples, gradients, hessians, weights,
     # mlrl-boomer 0.12.3 stops one example early: the boundary between the two smallest
     # values from zero up is never evaluated
     stop = n_negative + 1 if mlrl_compatible else n_negative
+    n_summed = 0
     for i in range(len(order) - 1, n_negative - 1, -1):
         if previous is None and not counted[i]:
             continue
@@ -252,11 +275,29 @@ def _numerical_candidates(values, ranks, examples, gradients, hessians, weights,
                     order[i + 1:]
             sum_g += weights[order[i]] * gradients[order[i]]
             sum_h += weights[order[i]] * hessians[order[i]]
+            n_summed += 1
         previous = sorted_values[i]
+    n_counted_negative = int(counted[:n_negative].sum())
+    n_counted = int(counted.sum())
+    if mlrl_sparse is not None:
+        # mlrl-boomer's vector of a sparse column holds its stored values; with zeros left
+        # out (``has_zero``) it then offers x > mean(0, v) on phase II's sums (which miss the
+        # smallest positive value, while the condition's interval covers it) and x <= v,
+        # each when its count of phase II's examples is at least min_coverage
+        has_zero, n_counted, min_coverage = mlrl_sparse
+        if has_zero:
+            last = previous if previous is not None else \
+                last_negative if last_negative is not None else 0
+            threshold = midpoint(0, last)
+            if n_summed >= min_coverage:
+                yield ">", threshold, order[n_negative:], sum_g, sum_h, None
+            if n_counted - n_summed >= min_coverage:     # (coverage not checked again)
+                yield "<=", threshold, None, total_g - sum_g, total_h - sum_h, \
+                    order[n_negative:]
+            previous = np.float32(0)
     # Phase III (dense data): the boundary between the values below zero and the others,
     # unless the two are equal in mlrl-boomer's sense (mlrl-boomer does not ask)
-    n_counted_negative = int(counted[:n_negative].sum())
-    if 0 < n_counted_negative < int(counted.sum()) and \
+    if 0 < n_counted_negative < n_counted and \
             (mlrl_compatible or not is_equal(last_negative, previous)):
         threshold = midpoint(last_negative, previous)
         yield "<=", threshold, order[:n_negative], negative_g, negative_h, None

@@ -507,6 +507,24 @@ def test_sparse_data_give_the_dense_datas_model(dataset, max_rules, sampling, in
         assert model.holdout_loss == models[0].holdout_loss
 
 
+@given(datasets(max_examples=20), st.integers(1, 4), st.sampled_from([None, "with:0.7"]),
+       st.integers(0, 3))
+def test_both_engines_follow_mlrl_boomers_sparse_search(dataset, max_rules, instances, seed):
+    """``mlrl_compatible`` on a sparse matrix: mlrl-boomer's sparse search (its vectors hold
+    the stored values, its candidates against the zeros), the same in both engines."""
+    columns, y, options = dataset
+    if options["loss"] == "example-wise-logistic":
+        options = dict(options, loss="logistic", label_binning=None)
+    _, sparse, nominal = sparse_twin(columns)
+    models = [fit_boosted_rules(sparse, y, max_rules=max_rules, engine=engine,
+                                nominal_features=nominal, feature_sampling=False,
+                                instance_sampling=instances, random_state=seed,
+                                mlrl_compatible=True, **options)
+              for engine in ("reference", "fast")]
+    assert models[0].rules == models[1].rules
+    assert models[0].training_loss == models[1].training_loss
+
+
 @given(st.lists(st.one_of(st.just(0.0), st.integers(-3, 3), st.just(np.nan),
                           st.sampled_from([1e-8, -1e-8, 1.0000001, -0.99999994])),
                 min_size=1, max_size=25))
@@ -862,22 +880,30 @@ def test_the_paper_search_tries_every_boundary():
     assert (condition.operator, condition.threshold) == (">", 1.5)
 
 
-@pytest.mark.parametrize("dataset", ["breast", "breast-missing", "breast-nominal"])
+@pytest.mark.parametrize("dataset", ["breast", "breast-missing", "breast-nominal",
+                                     "sparse-small"])
 @pytest.mark.parametrize("engine", sorted(ENGINES))
 def test_mlrl_boomer_rules_on_breast_cancer(engine, dataset):
     """The first rules mlrl-boomer 0.12.3 learns on scikit-learn's breast cancer data, with 5%
-    of its values missing, and with five columns as nominal quartile codes, sampling off
-    (tests/data/mlrl_boomer_breast_cancer.json, written by ``benchmarks/boosted_rules.py
-    --write-fixture``): same conditions, thresholds, heads. These need mlrl-boomer's order of
-    equal values and of nominal values (libstdc++'s std::sort and std::unordered_map)."""
-    datasets = pytest.importorskip("sklearn.datasets")
-    X, y = datasets.load_breast_cancer(return_X_y=True)
+    of its values missing, with five columns as nominal quartile codes, and on a small sparse
+    matrix, sampling off (tests/data/mlrl_boomer_breast_cancer.json, written by
+    ``benchmarks/boosted_rules.py --write-fixture``): same conditions, thresholds, heads.
+    These need mlrl-boomer's order of equal values and of nominal values (libstdc++'s
+    std::sort and std::unordered_map) and its sparse search."""
     fixture = json.loads((FIXTURES / "mlrl_boomer_breast_cancer.json").read_text())
     data = fixture["datasets"][dataset]
-    for j, column in data["columns"].items():
-        X[:, int(j)] = column
-    for i, j in data["missing"]:
-        X[i, j] = np.nan
+    if "csc" in data:
+        csc = data["csc"]
+        X = scipy.sparse.csc_matrix((csc["data"], csc["indices"], csc["indptr"]),
+                                    shape=csc["shape"])
+        y = np.array(data["y"])
+    else:
+        datasets = pytest.importorskip("sklearn.datasets")
+        X, y = datasets.load_breast_cancer(return_X_y=True)
+        for j, column in data["columns"].items():
+            X[:, int(j)] = column
+        for i, j in data["missing"]:
+            X[i, j] = np.nan
     n_rules = 2 if engine == "reference" else len(data["rules"]) - 1
     model = fit_boosted_rules(X, y, max_rules=n_rules, feature_sampling=False,
                               mlrl_compatible=True, engine=engine,

@@ -60,8 +60,8 @@ _SHARED_DOC = """
         Fewest examples a condition may cover.
     max_conditions : int or None, default None
     mlrl_compatible : bool, default False
-        Follow mlrl-boomer 0.12.3's search, quirks, bookkeeping of sums, order of equal values
-        and nominal search included (``specs/boosted-rules.md`` §4.2-4.4), so that with
+        Follow mlrl-boomer 0.12.3's search, quirks, bookkeeping of sums, order of equal values,
+        nominal and sparse search included (``specs/boosted-rules.md`` §4.2-4.7), so that with
         ``feature_sampling=False`` the rules, thresholds and heads are those mlrl-boomer learns
         with sampling off (up to near ties, §7).
     engine : {"fast", "reference"}, default "fast"

@@ -121,8 +121,9 @@ def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, s
     max_conditions : int or None, default None
     mlrl_compatible : bool, default False
         Follow mlrl-boomer 0.12.3's search, including the boundary it skips, its bookkeeping of
-        sums, its order of equal values and its nominal search (the order of its C++
-        library's std::sort and std::unordered_map; specs/boosted-rules.md §4.2-4.4).
+        sums, its order of equal values, its nominal search (the order of its C++ library's
+        std::sort and std::unordered_map) and its search of sparse matrices
+        (specs/boosted-rules.md §4.2-4.4, §4.7).
         Nominal values must then be int32 integers.
     engine : {"fast", "reference"}, default "fast"
     random_state : int or None, default None
@@ -189,7 +190,8 @@ def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, s
     data = _training_data(X, given["nominal_features"] or ())
     if data.n_examples == 0:
         raise ValueError("fit_boosted_rules: X has no rows; at least one example is needed.")
-    if data.sparse and given["mlrl_compatible"]:    # mlrl-boomer's dense search, reproduced
+    mlrl_sparse = data.sparse and given["mlrl_compatible"]
+    if mlrl_sparse:                 # mlrl-boomer's sparse search, on the dense columns
         data = data.densified()
     if given["mlrl_compatible"]:
         _check_int32_codes(data)
@@ -201,7 +203,7 @@ def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, s
                          f"{len(names)} names instead.")
     with interruptible():
         total = Budget(given["time_limit"], memory_cap(given["max_memory"]), parent=budget)
-        return _assemble(data, targets, names, given, total)
+        return _assemble(data, targets, names, given, total, mlrl_sparse)
 
 
 def _training_data(X, nominal):
@@ -251,14 +253,15 @@ def _targets(y, n_examples, loss):
     return targets
 
 
-def _assemble(data, targets, output_names, given, budget):
+def _assemble(data, targets, output_names, given, budget, mlrl_sparse=False):
     """Algorithm 1: the default rule, then ``max_rules`` induced rules, while ``budget``
     allows and the holdout loss keeps improving."""
     start = time.perf_counter()
     l1, l2 = regularisation(given["l1"], given["l2"])
     config = SearchConfig(given["head"], l1, l2, given["min_coverage"], given["max_conditions"],
                           given["mlrl_compatible"], given["n_jobs"],
-                          LOSSES[given["loss"]].packed_hessian, given["label_binning"])
+                          LOSSES[given["loss"]].packed_hessian, given["label_binning"],
+                          mlrl_sparse)
     with ThreadPoolExecutor(given["n_jobs"]) if given["n_jobs"] > 1 else \
             contextlib.nullcontext() as pool:
         engine = importlib.import_module(ENGINES[given["engine"]])

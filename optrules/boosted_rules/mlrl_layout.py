@@ -224,9 +224,11 @@ class NominalLayout(NamedTuple):
     descending: bool
 
 
-def nominal_layout(column):
+def nominal_layout(column, sparse=False):
     """The :class:`NominalLayout` of a dense nominal ``column`` (float32, NaN missing) whose
-    values are int32 integers.
+    values are int32 integers; ``sparse``: the column came from a sparse matrix, whose zeros
+    mlrl-boomer never stores, so 0 is the majority value whenever the column has one (counted
+    as nothing) and the stored values are searched in map order.
 
     Examples
     --------
@@ -237,10 +239,16 @@ def nominal_layout(column):
     NominalLayout(bins=(5.0,), majority=7.0, descending=False)
     """
     codes = column[~np.isnan(column)].astype(np.int64)
+    zeros = sparse and bool((codes == 0).any())
+    if zeros:
+        codes = codes[codes != 0]
     values, first, counts = np.unique(codes, return_index=True, return_counts=True)
     by_first = np.argsort(first, kind="stable")              # emplaced in example order
     frequency = dict(zip(values.tolist(), counts.tolist()))
     order = unordered_map_order(values[by_first].tolist())
+    if zeros:                                   # the sparse value 0 is the majority value
+        return NominalLayout(tuple(float(v) for v in order), 0.0, len(order) > 1) \
+            if order else NominalLayout((), None, False)
     if len(order) < 2:
         return NominalLayout((), None, False)
     if len(order) == 2:

@@ -39,6 +39,9 @@ class SearchConfig:
     label_binning : float or None
         With ``packed_hessian``: the bin ratio of gradient-based label binning
         (:func:`heads.binned_linear_system_heads`), or None for exact heads.
+    mlrl_sparse : bool
+        With ``mlrl_compatible``: the data came as a sparse matrix (and were densified), so
+        mlrl-boomer's sparse search is followed (its vectors hold the stored values).
     """
 
     head: str = "single"
@@ -50,6 +53,7 @@ class SearchConfig:
     n_jobs: int = 1
     packed_hessian: bool = False
     label_binning: float | None = None
+    mlrl_sparse: bool = False
 
     def complete_heads(self, gradients, hessians):
         """(scores, qualities) of complete heads of summed statistics (output first)."""
