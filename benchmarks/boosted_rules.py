@@ -48,9 +48,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "data" / "mlrl_boomer_breast_cancer.json"
-#: How many rules after the default rule the fixture holds: those optrules reproduces (the
-#: first difference on each is a near tie, specs §7).
-FIXTURE_RULES = {"breast": 48, "breast-missing": 100, "breast-nominal": 70,
+#: How many rules after the default rule the fixture holds (on the breast variants all 1000
+#: agree with mlrl-boomer's; on sparse-small the 14th differs, specs §7).
+FIXTURE_RULES = {"breast": 300, "breast-missing": 300, "breast-nominal": 300,
                  "sparse-small": 13}
 
 #: mlrl-boomer's settings that switch off everything but the rule search itself.

@@ -324,7 +324,7 @@ def _boost(induction, data, targets, output_names, given, config, budget, start)
         rule = Rule(found.conditions, tuple(int(k) for k in found.outputs),
                     tuple(float(s) for s in head))
         rules.append(rule)
-        curves.record(scores)
+        curves.record(scores, rows)
         if given["progress"] is not None:
             given["progress"](t, text.rule_text(rule))
         if len(holdout) and curves.stalled(given["patience"]):
@@ -364,12 +364,19 @@ class _Curves:
         self.training_rows, self.holdout_rows = training, holdout
         self.training, self.holdout = [], []
         self.best = 0
+        self.values = None                  # each example's loss (a row: its outputs' losses)
 
-    def record(self, scores):
+    def record(self, scores, changed=None):
+        """Append the mean losses at ``scores``; only the examples ``changed`` (all when None)
+        have new scores since the last call."""
+        if changed is None:
+            self.values = self.loss.values(self.targets, scores)
+        else:
+            self.values[changed] = self.loss.values(self.targets[changed], scores[changed])
         for rows, curve in ((self.training_rows, self.training),
                             (self.holdout_rows, self.holdout)):
             if len(rows):
-                curve.append(float(self.loss.values(self.targets[rows], scores[rows]).mean()))
+                curve.append(float(self.values[rows].mean()))
         if self.holdout and self.holdout[-1] < self.holdout[self.best]:
             self.best = len(self.holdout) - 1
 

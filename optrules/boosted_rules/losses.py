@@ -19,8 +19,13 @@ The formulas, and the order of their floating-point operations, are those of mlr
   Σ_j exp(x_j)) (computed after subtracting max(0, x), as mlrl-boomer): g_k = -y_k t_k,
   h_kk = t_k (1 - t_k), h_kl = -y_k y_l t_k t_l.
 
-Every function takes arrays of the same shape and works element by element.
+Every function takes arrays of the same shape and works element by element. exp and log are
+the C library's (:func:`math.exp`, as mlrl-boomer's ``std::exp``), never numpy's: numpy's
+vectorised exp differs from it in the last bit for about one input in twenty, and by CPU, so
+its statistics would part from mlrl-boomer's (and from one machine to the next) in near ties.
 """
+
+import math
 
 import numpy as np
 
@@ -53,10 +58,23 @@ class Loss:
         return p
 
 
+def libm(function, x):
+    """``function`` (:func:`math.exp` or :func:`math.log`: the C library's) of every element of
+    the float64 array ``x``.
+
+    Examples
+    --------
+    >>> libm(math.exp, np.array([[0.0, 1.0]]))
+    array([[1.        , 2.71828183]])
+    """
+    x = np.asarray(x, dtype=np.float64)
+    return np.fromiter(map(function, x.ravel().tolist()), dtype=np.float64,
+                       count=x.size).reshape(x.shape)
+
+
 def _exponentials(p):
     """e = exp(p) where p < 0 and exp(-p) elsewhere: the stable branch of each formula."""
-    with np.errstate(over="ignore"):
-        return np.exp(np.where(p < 0, p, -p))
+    return libm(math.exp, np.where(p < 0, p, -p))
 
 
 def logistic_function(p):
@@ -81,7 +99,10 @@ class LogisticLoss(Loss):
 
     def values(self, y, p):
         p = np.asarray(p, dtype=np.float64)
-        return np.logaddexp(0.0, np.where(np.asarray(y, dtype=bool), -p, p))
+        x = np.where(np.asarray(y, dtype=bool), -p, p)
+        # mlrl-boomer's log-sum-exp: x + log(exp(0 - x) + 1) for x > 0, else log(1 + exp(x))
+        return np.where(x > 0, x + libm(math.log, _exponentials(x) + 1),
+                        libm(math.log, 1 + _exponentials(x)))
 
     def transform(self, p):
         return logistic_function(p)
@@ -112,8 +133,8 @@ class ExampleWiseLogisticLoss(Loss):
         signs = np.where(np.asarray(y, dtype=bool), 1.0, -1.0)             # y_k
         x = -signs * p
         largest = np.maximum(x.max(axis=1), 0.0)[:, None]                # exp-normalize
-        exponentials = np.exp(x - largest)
-        t = exponentials / (np.exp(-largest) + exponentials.sum(axis=1, keepdims=True))
+        exponentials = libm(math.exp, x - largest)
+        t = exponentials / (libm(math.exp, -largest) + exponentials.sum(axis=1, keepdims=True))
         n, k = p.shape
         hessians = np.empty((n, k * (k + 1) // 2))
         for c in range(k):
@@ -125,7 +146,9 @@ class ExampleWiseLogisticLoss(Loss):
     def values(self, y, p):
         """The loss of every example, shape (n,)."""
         x = np.where(np.asarray(y, dtype=bool), -1.0, 1.0) * np.asarray(p, dtype=np.float64)
-        return np.logaddexp.reduce(np.concatenate([np.zeros((len(x), 1)), x], axis=1), axis=1)
+        largest = np.maximum(x.max(axis=1), 0.0)                        # exp-normalize
+        return largest + libm(math.log, libm(math.exp, -largest) +
+                              libm(math.exp, x - largest[:, None]).sum(axis=1))
 
     def transform(self, p):
         """Each label's marginal probability σ(p_k) (mlrl-boomer offers others)."""
