@@ -888,8 +888,9 @@ def test_mlrl_boomer_rules_on_breast_cancer(engine, dataset):
     of its values missing, with five columns as nominal quartile codes, and on a small sparse
     matrix, sampling off (tests/data/mlrl_boomer_breast_cancer.json, written by
     ``benchmarks/boosted_rules.py --write-fixture``): same conditions, thresholds, heads bit
-    for bit (to 1e-12 with missing values, specs §8). These need mlrl-boomer's order of equal values and of nominal values (libstdc++'s
-    std::sort and std::unordered_map), its sparse search, and the C library's exp."""
+    for bit (to 1e-12 with missing values, specs §8). These need mlrl-boomer's order of equal
+    values and of nominal values (libstdc++'s std::sort and std::unordered_map), its sparse
+    search, and the C library's exp."""
     fixture = json.loads((FIXTURES / "mlrl_boomer_breast_cancer.json").read_text())
     data = fixture["datasets"][dataset]
     if "csc" in data:
