@@ -399,9 +399,8 @@ class RuleInduction:
             return None
         total = _sum(stats[:, np.flatnonzero(present)]) if rule_totals is None else \
             _less(rule_totals, stats[:, missing])
-        distinct = np.unique(codes)
-        equal = np.array([_sum(stats[:, rows[codes == value]]) for value in distinct]).reshape(
-            len(distinct), len(stats)).T                          # (C, values other than 0)
+        distinct, value_of = np.unique(codes, return_inverse=True)
+        equal = _grouped_sums(stats[:, rows], value_of, len(distinct))  # (C, values but 0)
         others = _sum(np.concatenate([np.zeros((len(stats), 1)), equal], axis=1))     # g*
         at = int(np.searchsorted(distinct, 0))
         if has_zero:                             # Fig. 11: the total less g*, and g*
@@ -443,7 +442,9 @@ class RuleInduction:
         if not bins:
             return None
         total = _less(rule_totals, stats[:, np.flatnonzero(covered & np.isnan(column))])
-        equal = np.stack([_sum(stats[:, members]) for _, members in bins], axis=1)   # (C, k)
+        equal = _grouped_sums(stats[:, np.concatenate([members for _, members in bins])],
+                              np.repeat(np.arange(len(bins)), [len(m) for _, m in bins]),
+                              len(bins))                                            # (C, k)
         n_equal = equal[-1].astype(np.int64)
         accumulated = _sum(np.concatenate([np.zeros((len(stats), 1)), equal], axis=1))
         n_accumulated = int(n_equal.sum())
@@ -471,6 +472,15 @@ class RuleInduction:
             return "!=", value, np.flatnonzero(present & (column != value)), sums[:, j], \
                 members, head
         return float(qualities[j]), feature, build
+
+
+def _grouped_sums(columns, group, n_groups):
+    """(C, n_groups): the sums of the columns of ``columns`` (C, n) of each group, added in
+    column order from 0 (``np.bincount`` adds its weights one by one, as the reference)."""
+    channels = len(columns)
+    target = group[None, :] + (np.arange(channels) * n_groups)[:, None]
+    sums = np.bincount(target.ravel(), weights=columns.ravel(), minlength=channels * n_groups)
+    return sums.reshape(channels, n_groups).astype(np.float64, copy=False)   # (int if empty)
 
 
 def _occupied_bins(histogram, occupied, n_occupied):
