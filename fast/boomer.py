@@ -371,6 +371,13 @@ class RuleInduction:
                 return float(least), row, phase, j, side, head
             j -= phase.valid.shape[1]
 
+    def _first_least(self, sums, bar, every=False, counts=None):
+        """(heads, j) of the first column of ``sums`` (C, k) of least quality < ``bar``
+        (np.argmin's first occurrence), or None; ``every``, ``counts`` as :meth:`_heads`."""
+        heads = self._heads(sums, every=every, counts=counts)
+        j = int(np.argmin(heads[2]))
+        return (heads, j) if heads[2][j] < bar else None
+
     def _nominal_refinement(self, feature, covered, stats, bar, rule_totals):
         """§3.3 for one nominal feature: (quality, feature, build) or None; the totals as in
         :func:`_totals`, the sums of the value 0 from the others' (the reference's
@@ -410,11 +417,10 @@ class RuleInduction:
         if has_zero:
             unequal[:, at] = others
         sums = np.stack([equal, unequal], axis=2).reshape(len(stats), 2 * len(distinct))
-        heads = self._heads(sums, every=True)
-        qualities = heads[2]
-        j = int(np.argmin(qualities))           # np.argmin: the first of least quality
-        if not qualities[j] < bar:
+        least = self._first_least(sums, bar, every=True)
+        if least is None:
             return None
+        heads, j = least
 
         def build():
             value = distinct[j // 2]
@@ -423,8 +429,7 @@ class RuleInduction:
                 member = column[examples] == value
                 chosen = examples[member if j % 2 == 0 else ~member]
             return ("==", "!=")[j % 2], value, chosen, sums[:, j], None, _head_at(heads, (j,))
-        return float(qualities[j]), feature, build
-
+        return float(heads[2][j]), feature, build
 
     def _mlrl_nominal_refinement(self, feature, covered, stats, bar, rule_totals):
         """mlrl-boomer's nominal search on one feature (``mlrl_compatible``; the reference's
@@ -452,11 +457,10 @@ class RuleInduction:
             len(stats), -1), accumulated[:, None], (total - accumulated)[:, None]], axis=1)
         counts = np.concatenate([np.stack([n_equal, n_counted - n_equal], axis=1).ravel(),
                                  [n_accumulated, n_counted - n_accumulated]])
-        heads = self._heads(sums, counts=counts)
-        qualities = heads[2]
-        j = int(np.argmin(qualities))           # np.argmin: the first of least quality
-        if not qualities[j] < bar:
+        least = self._first_least(sums, bar, counts=counts)
+        if least is None:
             return None
+        heads, j = least
 
         def build():
             minority = np.concatenate([members for _, members in bins])
@@ -471,7 +475,7 @@ class RuleInduction:
                 return "==", value, members, sums[:, j], None, head
             return "!=", value, np.flatnonzero(present & (column != value)), sums[:, j], \
                 members, head
-        return float(qualities[j]), feature, build
+        return float(heads[2][j]), feature, build
 
 
 def _grouped_sums(columns, group, n_groups):
