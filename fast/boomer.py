@@ -300,8 +300,8 @@ class RuleInduction:
         # channel by channel, row by row, each row's examples in example order (Algorithm 4)
         target = index + self._histogram_offsets(n_channels, r + 1, n_bins)  # (C, r + 1, |E|)
         weights = np.repeat(stats.take(examples, axis=1), r + 1, axis=0)
-        missing = self.bin_missing[rows] if self.any_bin_missing else None
-        if missing is not None:
+        missing = self.any_bin_missing and self.bin_missing[rows].any()
+        if missing:
             present = index >= 0
             target, weights = target[:, present], weights.reshape(target.shape)[:, present]
         histogram = np.bincount(target.ravel(), weights=weights.ravel(),
@@ -309,10 +309,8 @@ class RuleInduction:
                                     n_channels, r + 1, n_bins)
         totals = histogram[:, r, :1]             # (C, 1): the same for every row ...
         histogram = histogram[:, :r]
-        if missing is not None:                  # ... but those with missing values
-            totals = np.repeat(totals, r, axis=1)
-            for row in np.flatnonzero(missing):
-                totals[:, row] = _sum(stats[:, examples[index[row] >= 0]])
+        if missing:                              # ... but each row's present examples
+            totals = _grouped_sums(weights, np.nonzero(present)[0], r + 1)[:, :r]
         occupied = histogram[-1] > 0
         n_occupied = occupied.sum(axis=1) if r * n_bins > 4096 else None
         if n_occupied is not None and 4 * int(n_occupied.max()) < n_bins:
