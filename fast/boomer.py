@@ -672,6 +672,13 @@ def _numerical_phases(values, examples, stats, totals, mlrl_compatible, plain_in
                              lambda row, j: midpoint(values[row, n_negative[row] - 1], 0 if
                                                      zero[row] else values[row, highest[row]]),
                              True))
+    if mlrl_compatible:        # the features mlrl-boomer searches (the reference's)
+        n_present = present.sum(axis=1)
+        searched = (n_present > 0) & (
+            (np.zeros(r, dtype=bool) if has_zero is None else has_zero) |
+            differ(values[rows, 0], values[rows, np.maximum(n_present - 1, 0)]))
+        phases = [phase._replace(valid=phase.valid & searched.reshape(
+            (r,) + (1,) * (phase.valid.ndim - 1))) for phase in phases]
     return phases
 
 

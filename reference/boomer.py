@@ -144,6 +144,10 @@ class RuleInduction:
             candidates = _sparse_numerical_candidates(
                 column.rows[stored], column.values[stored], len(examples) - int(stored.sum()),
                 gradients, hessians, weights, total_g, total_h)
+        elif self.config.mlrl_compatible and not _mlrl_searches(
+                values[examples[values[examples] != 0] if self.config.mlrl_sparse else examples],
+                self.config.mlrl_sparse and bool((values == 0).any())):
+            candidates = ()
         elif self.config.mlrl_sparse:               # mlrl-boomer's vector: the stored values
             candidates = _numerical_candidates(
                 values, self.ranks.get(feature), examples[values[examples] != 0], gradients,
@@ -216,6 +220,13 @@ def _vector_values(column, config):
     (``config.mlrl_sparse``), the stored ones (the zeros as missing)."""
     values = dense_column(column)
     return np.where(values == 0, np.float32(np.nan), values) if config.mlrl_sparse else values
+
+
+def _mlrl_searches(vector, has_zero):
+    """Whether mlrl-boomer searches a numerical feature whose vector (the covered values it
+    holds) is ``vector``: not when it is empty, nor, in a column without zeros left out,
+    when its least and greatest values are ``is_equal`` (its EqualFeatureVector)."""
+    return len(vector) > 0 and (has_zero or not is_equal(vector.min(), vector.max()))
 
 
 def _ranks(order, n_examples):

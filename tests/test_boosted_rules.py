@@ -715,6 +715,25 @@ def test_thresholds_separate_the_values_they_lie_between(X, y):
     json.dumps(models[1].to_dict(), allow_nan=False)
 
 
+@pytest.mark.parametrize("engine", sorted(ENGINES))
+def test_mlrl_compatible_skips_features_mlrl_boomer_holds_no_values_of(engine):
+    """Observed with mlrl-boomer 0.12.3 on a CSC matrix: once a rule covers no stored value
+    of x1, mlrl-boomer no longer searches x1 (an empty vector), so it offers no condition
+    against x1's zeros covering the whole rule (which would win here: the first condition's
+    sums left out the smallest positive value of x0)."""
+    X = scipy.sparse.csc_matrix(np.array([
+        [1.4, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 2.2, -1.1, 0.0, 0.0, 0.0, 0.0],
+        [0.0, 0.0, -0.3, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1.0, 0.0, 0.0]]).T)
+    y = [0, 0, 1, 1, 1, 0, 1, 0, 1, 1, 0, 1, 1]
+    model = fit_boosted_rules(X, y, max_rules=3, feature_sampling=False, mlrl_compatible=True,
+                              engine=engine)
+    assert [sorted((c.feature, c.operator, c.threshold) for c in rule.conditions)
+            for rule in model.rules] == [[], [(0, ">", 0.699999988079071)],
+                                         [(0, ">", 0.699999988079071)],
+                                         [(0, "<=", 0.699999988079071),
+                                          (1, ">", -0.6499999761581421)]]
+
+
 def test_mlrl_compatible_needs_int32_nominal_codes():
     X = np.array([[0.0], [1.5], [2.0]])
     with pytest.raises(ValueError, match=r"nominal feature 0 .* int32 integers.*1\.5"):
