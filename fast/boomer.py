@@ -173,8 +173,8 @@ class RuleInduction:
         condition = Condition(feature, operator, float(threshold))
         next_totals = None
         if self.config.mlrl_compatible:          # the examples on its side of the vector
-            covered_now = np.zeros(len(covered), dtype=bool)
             if removed is None:
+                covered_now = np.zeros(len(covered), dtype=bool)
                 covered_now[chosen] = True
             else:                                # all but those of the other side
                 covered_now = covered & ~np.isnan(self.data.values[feature])

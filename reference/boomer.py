@@ -162,8 +162,8 @@ class RuleInduction:
         for operator, threshold, chosen, sum_g, sum_h, removed in candidates:
             condition = Condition(feature, operator, float(threshold))
             if self.config.mlrl_compatible:          # the examples on its side of the vector
-                mask = np.zeros_like(covered)
                 if removed is None:
+                    mask = np.zeros_like(covered)
                     mask[chosen] = True
                 else:                                # all but those of the other side
                     mask = covered & ~np.isnan(values)
