@@ -7,6 +7,7 @@ Run by hand (in the optrules environment with its test extra, for scikit-learn):
         [--sampling on off] [--search dense histogram] [--engine fast]
         [--mlrl /work/boomer-venv/bin/python]
     python benchmarks/boosted_rules.py --write-fixture [--mlrl PYTHON]
+    python benchmarks/boosted_rules.py --write-small-sparse-fixture [--mlrl PYTHON]
 
 For every dataset and feature-sampling setting it prints the fit seconds of each tool (median
 of ``--repeats`` fits in one child process each) and the ratio optrules / mlrl-boomer, then how
@@ -26,7 +27,11 @@ mlrl-boomer lives in its own environment (never a dependency of optrules)::
 ``--write-fixture`` writes ``tests/data/mlrl_boomer_breast_cancer.json``: the first rules
 mlrl-boomer learns with sampling off on breast cancer and on its variants with missing values
 and nominal features (``FIXTURE_RULES`` of each, with the values the variants change), which
-``tests/test_boosted_rules.py`` compares with optrules' rules.
+``tests/test_boosted_rules.py`` compares with optrules' rules. ``--write-small-sparse-fixture``
+writes ``tests/data/mlrl_boomer_small_sparse.json``: the first rules mlrl-boomer learns on
+``SMALL_SPARSE_CASES`` small random CSC matrices (:func:`small_sparse_cases`: 8-39 examples, 1-3
+features of varied density, values to 0 or 1 decimal, some missing), which exercise its sparse
+search, its choice of a dense matrix for a dense enough one, and its bookkeeping of counts.
 
 Datasets: scikit-learn's breast cancer (569 x 30), and ``synthetic``: 20 000 x 50 standard
 normal features, labels from a logistic model of 5 features and two interactions (seed 0).
@@ -51,7 +56,10 @@ FIXTURE = ROOT / "tests" / "data" / "mlrl_boomer_breast_cancer.json"
 #: How many rules after the default rule the fixture holds (on the breast variants all 1000
 #: agree with mlrl-boomer's; on sparse-small the 14th differs, specs §7).
 FIXTURE_RULES = {"breast": 300, "breast-missing": 300, "breast-nominal": 300,
-                 "sparse-small": 13}
+                 "sparse-small": 300}
+SMALL_SPARSE_FIXTURE = ROOT / "tests" / "data" / "mlrl_boomer_small_sparse.json"
+#: How many small random CSC matrices that fixture holds, and rules after the default rule.
+SMALL_SPARSE_CASES, SMALL_SPARSE_RULES = 120, 6
 
 #: mlrl-boomer's settings that switch off everything but the rule search itself.
 MLRL_OFF = dict(instance_sampling="none", output_sampling="none", holdout="none",
@@ -165,6 +173,61 @@ def identical_prefix(ours, theirs):
     return count
 
 
+MLRL_CASES_CHILD = """
+import json, sys
+import numpy as np, scipy.sparse
+from mlrl.boosting.learners import BoomerClassifier
+cases, settings = json.load(sys.stdin), json.loads(sys.argv[1])
+for case in cases:
+    X = np.array(case["X"], dtype=float)
+    model = BoomerClassifier(**settings)
+    model.fit(scipy.sparse.csc_matrix(X), np.array(case["y"]))
+    case["rules"] = [{"conditions": sorted([int(c.feature_index), str(c.comparator),
+                                            float(c.threshold)] for c in rule.body),
+                      "head": {int(p.output_index): float(p.value) for p in rule.head}}
+                     for rule in model.model_]
+print(json.dumps(cases))
+"""
+
+
+def small_sparse_cases(n_cases, seed=2026):
+    """``n_cases`` small random binary problems: dict of X (rows of floats, None missing) and
+    y.
+    Every X has a stored value (mlrl-boomer 0.12.3 fails on a CSC matrix without one)."""
+    rng = np.random.default_rng(seed)
+    cases = []
+    while len(cases) < n_cases:
+        n, f = int(rng.integers(8, 40)), int(rng.integers(1, 4))
+        X = np.zeros((n, f))
+        for j in range(f):
+            stored = rng.random(n) < rng.uniform(0.1, 0.9)
+            X[stored, j] = np.round(rng.uniform(-2, 3, stored.sum()), int(rng.integers(0, 2)))
+            if rng.random() < 0.3:
+                X[rng.random(n) < 0.15, j] = np.nan
+        y = (rng.random(n) < 1 / (1 + np.exp(-np.nan_to_num(X[:, 0])))).astype(int)
+        y[0] = 1 - y[0] if y.min() == y.max() else y[0]
+        if (X != 0).any():
+            cases.append({"X": [[None if np.isnan(v) else v for v in row] for row in X.tolist()],
+                          "y": y.tolist()})
+    return cases
+
+
+def write_small_sparse_fixture(python):
+    settings = dict(MLRL_OFF, max_rules=SMALL_SPARSE_RULES + 1, feature_sampling="none")
+    cases = json.dumps(small_sparse_cases(SMALL_SPARSE_CASES))
+    output = subprocess.run([python, "-c", MLRL_CASES_CHILD, json.dumps(settings)],
+                            input=cases, check=True, capture_output=True, text=True)
+    fixture = {"source": "mlrl-boomer 0.12.3, BoomerClassifier(max_rules="
+                         f"{SMALL_SPARSE_RULES + 1}, head_type='single', statistic_type="
+                         "'64-bit', every sampling, binning, pruning, post-optimisation and "
+                         "parallelism off) on scipy.sparse.csc_matrix(X) (null: NaN, missing) "
+                         "and y of benchmarks/boosted_rules.py's small_sparse_cases; "
+                         "conditions sorted",
+               "cases": json.loads(output.stdout)}
+    SMALL_SPARSE_FIXTURE.write_text(json.dumps(fixture, separators=(",", ":")) + "\n")
+    print(f"wrote {SMALL_SPARSE_FIXTURE} ({SMALL_SPARSE_CASES} cases)")
+
+
 def write_fixture(python):
     from sklearn.datasets import load_breast_cancer
     original = load_breast_cancer(return_X_y=True)[0]
@@ -212,9 +275,13 @@ def main():
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--mlrl", metavar="PYTHON", help="python of mlrl-boomer's environment")
     parser.add_argument("--write-fixture", action="store_true")
+    parser.add_argument("--write-small-sparse-fixture", action="store_true")
     args = parser.parse_args()
     if args.write_fixture:
         write_fixture(args.mlrl or sys.executable)
+        return
+    if args.write_small_sparse_fixture:
+        write_small_sparse_fixture(args.mlrl or sys.executable)
         return
     print(f"{'data':10} {'search':9} {'sampling':8} {'rules':>6} {'optrules s':>10} "
           f"{'mlrl s':>8} {'ratio':>6} {'same first rules':>16}")

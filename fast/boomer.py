@@ -24,9 +24,11 @@ from typing import NamedTuple
 import numpy as np
 
 from optrules.boosted_rules.heads import single_output_heads
-from optrules.boosted_rules.mlrl_layout import closes_feature, nominal_layout, std_sort_order
+from optrules.boosted_rules.mlrl_layout import (MissingOrder, closes_feature, nominal_layout,
+                                                std_sort_order)
 from optrules.boosted_rules.model import Condition
-from optrules.boosted_rules.search import FoundRule, Refinement, differ, midpoint
+from optrules.boosted_rules.search import (FoundRule, MlrlRule, Refinement, differ,
+                                           interval_closes, midpoint)
 
 __all__ = ["RuleInduction"]
 
@@ -49,6 +51,7 @@ class RuleInduction:
         self.layouts = {f: nominal_layout(data.values[f], config.mlrl_sparse)
                         for f in range(data.n_features)
                         if data.nominal[f]} if config.mlrl_compatible else {}
+        self.missing_order = MissingOrder(data.values) if config.mlrl_compatible else None
         if self.sparse:
             self.order = None
             self.stored = [_SortedStored(data.values[f]) for f in self.numerical]
@@ -68,8 +71,10 @@ class RuleInduction:
             self.values = np.stack([data.values[f] for f in self.numerical]) \
                 if len(self.numerical) else np.empty((0, data.n_examples), dtype=np.float32)
             # mlrl-boomer's vectors of a sparse matrix hold the stored values: the search sees
-            # zeros as missing (the totals still see the values)
-            self.has_zero = (self.values == 0).any(axis=1) if config.mlrl_sparse else None
+            # zeros as missing (the totals still see the values); its ``sparse`` flag says
+            # whether a column has values left out (zeros or missing values)
+            self.has_zero = ((self.values == 0) | np.isnan(self.values)).any(axis=1) \
+                if config.mlrl_sparse else None
             self.totals_values = self.values
             if config.mlrl_sparse:
                 self.values = np.where(self.values == 0, np.float32(np.nan), self.values)
@@ -107,61 +112,65 @@ class RuleInduction:
         order = self.order
         outputs = np.arange(gradients.shape[1])
         stats = _channels(gradients, hessians, weights, outputs, self.config.packed_hessian)
-        # mlrl-boomer keeps the sums of the rule's coverage up to date as it grows: all
-        # outputs' channels, like ``stats`` before any output is chosen
-        rule_totals = np.cumsum(stats, axis=1)[:, -1] if self.config.mlrl_compatible else None
+        # mlrl-boomer keeps the sums of the rule's coverage up to date as it grows (all
+        # outputs' channels, like ``stats`` before any output is chosen), and its count
+        mlrl = MlrlRule(np.cumsum(stats, axis=1)[:, -1], int(counted.sum()), None,
+                        self.missing_order.for_rule()) if self.config.mlrl_compatible else None
         all_stats = stats
         best, conditions = None, []
-        closed = set()          # mlrl-boomer: nominal features this rule searches no more
+        closed = set()          # mlrl-boomer: features this rule searches no more
         while self.config.max_conditions is None or len(conditions) < self.config.max_conditions:
             bar = 0.0 if best is None else best.quality
             refinement = self._best_refinement(np.asarray(sample_features()), covered, order,
-                                               stats, outputs, bar, all_stats, rule_totals,
-                                               closed)
+                                               stats, outputs, bar, all_stats, mlrl, closed)
             if refinement is None:
                 break
             best = refinement
             conditions.append(refinement.condition)
             feature = refinement.condition.feature
-            if feature in self.layouts and closes_feature(self.layouts[feature],
-                                                          refinement.condition):
+            if refinement.closes or feature in self.layouts and closes_feature(
+                    self.layouts[feature], refinement.condition):
                 closed.add(feature)
-            covered, rule_totals = refinement.covered, refinement.rule_totals
+            covered = refinement.covered
             if self.bins is None and not self.sparse:                               # §3.2.5
                 order = order[covered[order]].reshape(len(order), int(covered.sum()))
             if self.config.head == "single" and len(outputs) > 1:
                 outputs = refinement.outputs   # the first condition fixes the head's output
                 stats = _channels(gradients, hessians, weights, outputs, False)
-            if np.count_nonzero(covered & counted) <= self.config.min_coverage:
+            if mlrl is not None:
+                mlrl = mlrl._replace(totals=refinement.rule_totals, count=refinement.count,
+                                     last_feature=feature)
+            if (np.count_nonzero(covered & counted) if mlrl is None else mlrl.count) <= \
+                    self.config.min_coverage:
                 break
         if best is None:
             return None
         return FoundRule(tuple(conditions), best.outputs, best.scores, best.covered)
 
     def _best_refinement(self, features, covered, order, stats, outputs, bar, all_stats,
-                         rule_totals, closed):
+                         mlrl, closed):
         """The first refinement of least quality (< ``bar``) over ``features`` in increasing
         order: the reference's loop over features, numerical ones evaluated together.
-        ``rule_totals`` (mlrl-boomer's way only) are the sums of ``all_stats`` over the
-        coverage; ``closed`` nominal features are not searched."""
+        ``mlrl``: the rule's :class:`MlrlRule` in mlrl-boomer's way (its sums are those of
+        ``all_stats``), else None; ``closed`` features are not searched."""
+        features = np.array([f for f in features if int(f) not in closed], dtype=np.int64)
         rows = self.row_of[features]
         n_outputs = (len(all_stats) - 1) // 2
-        totals = None if rule_totals is None else \
-            rule_totals[np.concatenate([outputs, n_outputs + outputs, [2 * n_outputs]])]
+        totals = None if mlrl is None else \
+            mlrl.totals[np.concatenate([outputs, n_outputs + outputs, [2 * n_outputs]])]
         rows = rows[rows >= 0]
         found = []                                    # (quality, feature, build)
         search = self._numerical_refinement if self.bins is None else self._histogram_refinement
         if self.n_blocks > 1 and len(rows) > 1:
             blocks = np.array_split(rows, min(self.n_blocks, len(rows)))
             found += self.pool.map(lambda block: search(block, covered, order, stats, bar,
-                                                        totals), blocks)
+                                                        totals, mlrl), blocks)
         elif len(rows):
-            found.append(search(rows, covered, order, stats, bar, totals))
+            found.append(search(rows, covered, order, stats, bar, totals, mlrl))
         for feature in features:
             if int(feature) in self.layouts:
-                if feature not in closed:
-                    found.append(self._mlrl_nominal_refinement(int(feature), covered, stats,
-                                                               bar, totals))
+                found.append(self._mlrl_nominal_refinement(int(feature), covered, stats, bar,
+                                                           totals, mlrl))
             elif self.data.nominal[feature]:
                 found.append(self._nominal_refinement(int(feature), covered, stats, bar,
                                                       totals))
@@ -169,7 +178,7 @@ class RuleInduction:
         if not found:
             return None
         quality, feature, build = min(found, key=lambda f: (f[0], f[1]))
-        operator, threshold, chosen, sums, removed, (head, scores) = build()
+        operator, threshold, chosen, sums, removed, (head, scores), count, closes = build()
         condition = Condition(feature, operator, float(threshold))
         next_totals = None
         if self.config.mlrl_compatible:          # the examples on its side of the vector
@@ -182,13 +191,13 @@ class RuleInduction:
             if removed is None:                  # the side the search summed: re-summed
                 next_totals = _sum(all_stats[:, chosen])
             else:                                # the other side: the rest taken away
-                missing = np.flatnonzero(covered & np.isnan(self.data.values[feature]))
-                next_totals = _less(rule_totals, all_stats[:, np.concatenate([removed,
+                missing = mlrl.missing.of(feature, covered, mlrl.last_feature is not None)
+                next_totals = _less(mlrl.totals, all_stats[:, np.concatenate([removed,
                                                                                missing])])
         else:                                    # the examples its threshold covers
             covered_now = covered & condition.covers(self.data.values[feature])
         return Refinement(condition, quality, outputs if head is None else outputs[[int(head)]],
-                          np.atleast_1d(scores), covered_now, next_totals)
+                          np.atleast_1d(scores), covered_now, next_totals, count, closes)
 
     def _heads(self, sums, every=False, counts=None):
         """(position of the chosen output or None, scores, qualities) of channel sums
@@ -208,9 +217,10 @@ class RuleInduction:
             qualities = np.where(sums[-1] >= self.config.min_coverage, qualities, np.inf)
         return chosen, scores, qualities
 
-    def _numerical_refinement(self, rows, covered, order, stats, bar, rule_totals):
+    def _numerical_refinement(self, rows, covered, order, stats, bar, rule_totals, mlrl):
         """Alg. 3 for the numerical features ``rows`` at once: (quality, feature, build) of the
-        first candidate of least quality < ``bar`` in the reference's scan order, or None."""
+        first candidate of least quality < ``bar`` in the reference's scan order, or None.
+        ``rule_totals`` and ``mlrl`` (the rule's :class:`MlrlRule`): mlrl-boomer's way."""
         if self.sparse:
             examples, values, totals, stats = self._sparse_rows(rows, covered, stats)
         else:
@@ -221,11 +231,19 @@ class RuleInduction:
                     examples = examples[counted].reshape(len(rows), int(counted[0].sum()))
             values = self.values[rows[:, None], examples]              # x_τ
             totals = _totals(examples, self.totals_values[rows[:, None], examples]
-                             if self.config.mlrl_sparse else values, covered, stats, rule_totals)
-        phases = _numerical_phases(values, examples, stats, totals, self.config.mlrl_compatible,
-                                   self.plain_inequality,
-                                   self.has_zero[rows] if self.config.mlrl_sparse else None)
-        first = self._first_of_least(phases, bar)
+                             if self.config.mlrl_sparse else values, covered, stats, rule_totals,
+                             None if mlrl is None else lambda row: mlrl.missing.of(
+                                 int(self.numerical[rows[row]]), covered,
+                                 mlrl.last_feature is not None))
+        compatible = self.config.mlrl_compatible
+        rule_count = None if mlrl is None else mlrl.count
+        last_row = -1 if mlrl is None or mlrl.last_feature is None else \
+            self.row_of[mlrl.last_feature]
+        sparse_flag = self.has_zero[rows] if self.config.mlrl_sparse else None
+        phases = _numerical_phases(values, examples, stats, totals, compatible,
+                                   self.plain_inequality, sparse_flag, rule_count,
+                                   rows == last_row)
+        first = self._first_of_least(phases, bar, rule_count)
         if first is None:
             return None
         least, row, phase, j, side, head = first
@@ -236,11 +254,19 @@ class RuleInduction:
             sums = phase.sides[:, row, j, side]
             n_present = int((~np.isnan(values[row])).sum())
             lower, upper = examples[row, :split], examples[row, split:n_present]
+            count = closes = None
+            if compatible:           # mlrl-boomer's count and its vector's range after it
+                summed = int(phase.sides[-1, row, j, 0])
+                count = summed if side == 0 else rule_count - summed
+                start, stop = (0, split) if (side == 0) == phase.inside_is_lower else \
+                    (split, n_present)
+                closes = interval_closes(values[row], start, stop, sparse_flag is not None and
+                                         bool(sparse_flag[row]))
             if phase.inside_is_lower:            # side 0 summed, side 1 the rest
-                return ("<=", threshold, lower, sums, None, head) if side == 0 else \
-                    (">", threshold, upper, sums, lower, head)
-            return (">", threshold, upper, sums, None, head) if side == 0 else \
-                ("<=", threshold, lower, sums, upper, head)
+                return ("<=", threshold, lower, sums, None, head, count, closes) if side == 0 \
+                    else (">", threshold, upper, sums, lower, head, count, closes)
+            return (">", threshold, upper, sums, None, head, count, closes) if side == 0 else \
+                ("<=", threshold, lower, sums, upper, head, count, closes)
         return least, feature, build
 
     def _sparse_rows(self, rows, covered, stats):
@@ -283,9 +309,9 @@ class RuleInduction:
             totals[:, row] = _sum(stats[:, np.flatnonzero(kept)])
         return examples, values, totals, stats
 
-    def _histogram_refinement(self, rows, covered, order, stats, bar, rule_totals):
-        """§4 for the numerical features ``rows`` at once (``order`` and ``rule_totals``, of
-        the pre-sorted search in mlrl-boomer's way, are not needed): Algorithm
+    def _histogram_refinement(self, rows, covered, order, stats, bar, rule_totals, mlrl):
+        """§4 for the numerical features ``rows`` at once (``order``, ``rule_totals`` and
+        ``mlrl``, of the pre-sorted search in mlrl-boomer's way, are not needed): Algorithm
         4's histograms of the covered examples (added in example order, as the reference),
         then the thresholds between occupied bins, ascending; (quality, feature, build) or
         None."""
@@ -328,7 +354,8 @@ class RuleInduction:
 
         def build():
             threshold = self.bin_thresholds[rows[row], j if bin_of is None else bin_of[row, j]]
-            return ("<=", ">")[side], threshold, None, phase.sides[:, row, j, side], None, head
+            return ("<=", ">")[side], threshold, None, phase.sides[:, row, j, side], None, \
+                head, None, False
         return least, int(self.numerical[rows[row]]), build
 
     def _histogram_offsets(self, n_channels, r, n_bins):
@@ -339,11 +366,13 @@ class RuleInduction:
             self._offsets[key] = np.arange(n_channels * r).reshape(n_channels, r, 1) * n_bins
         return self._offsets[key]
 
-    def _first_of_least(self, phases, bar):
+    def _first_of_least(self, phases, bar, rule_count=None):
         """(quality, row, phase, j, side, (head output, scores)) of the first candidate of
         least quality < ``bar`` in scan order (least row, then phase, boundary j, side), or
         None: the qualities of all phases side by side, (r, phase, j, side) in C order, so
-        np.argmin's first occurrence is the scan order's."""
+        np.argmin's first occurrence is the scan order's. With the rule's count
+        ``rule_count`` (mlrl-boomer's way), a candidate's count is the inside side's, or the
+        rule's less it (specs §4.8)."""
         phases = [phase for phase in phases if phase.valid.size]
         if not phases:
             return None
@@ -356,13 +385,26 @@ class RuleInduction:
         else:                                                     # one for both sides
             valid = (phases[0].valid if len(phases) == 1 else
                      np.concatenate([phase.valid for phase in phases], axis=1))[:, :, None]
-        heads = self._heads(sides)
+        counts = None
+        if rule_count is not None and self.config.min_coverage > 1:
+            counts = np.empty(sides.shape[1:])
+            counts[..., 0] = sides[-1, ..., 0]
+            np.subtract(rule_count, sides[-1, ..., 0], out=counts[..., 1])
+        heads = self._heads(sides, counts=counts)
         qualities = np.where(valid, heads[2], np.inf)                      # (r, k, 2)
-        row, column = divmod(int(qualities.argmin()), qualities.shape[1] * 2)
-        j, side = divmod(column, 2)
-        least = qualities[row, j, side]
-        if not least < bar:
-            return None
+        while True:
+            row, column = divmod(int(qualities.argmin()), qualities.shape[1] * 2)
+            j, side = divmod(column, 2)
+            least = qualities[row, j, side]
+            if not least < bar:
+                return None
+            if rule_count is None or counts is not None:
+                break
+            # a count below min_coverage = 1 is 0: rare, so checked for the winner alone
+            summed = sides[-1, row, j, 0]
+            if (summed if side == 0 else rule_count - summed) >= 1:
+                break
+            qualities[row, j, side] = np.inf
         head = _head_at(heads, (row, j, side))
         for phase in phases:
             if j < phase.valid.shape[1]:
@@ -426,17 +468,17 @@ class RuleInduction:
             if examples is not None:
                 member = column[examples] == value
                 chosen = examples[member if j % 2 == 0 else ~member]
-            return ("==", "!=")[j % 2], value, chosen, sums[:, j], None, _head_at(heads, (j,))
+            return ("==", "!=")[j % 2], value, chosen, sums[:, j], None, \
+                _head_at(heads, (j,)), None, False
         return float(heads[2][j]), feature, build
 
-    def _mlrl_nominal_refinement(self, feature, covered, stats, bar, rule_totals):
+    def _mlrl_nominal_refinement(self, feature, covered, stats, bar, rule_totals, mlrl):
         """mlrl-boomer's nominal search on one feature (``mlrl_compatible``; the reference's
         :func:`_mlrl_nominal_candidates`): (quality, feature, build) or None. Candidates:
         ``==``, ``!=`` of each searched value with covered examples, in the layout's order,
         then ``!= majority``, ``== majority``."""
         layout, column = self.layouts[feature], self.data.values[feature]
         present = covered & ~np.isnan(column)
-        n_counted = int(stats[-1][covered].sum())    # missing values included, as mlrl-boomer
         bins = []
         for value in layout.bins:
             members = np.flatnonzero(present & (column == value))
@@ -444,7 +486,9 @@ class RuleInduction:
                 bins.append((value, members[::-1] if layout.descending else members))
         if not bins:
             return None
-        total = _less(rule_totals, stats[:, np.flatnonzero(covered & np.isnan(column))])
+        total = _less(rule_totals, stats[:, mlrl.missing.of(feature, covered,
+                                                            mlrl.last_feature is not None)])
+        rule_count = mlrl.count
         equal = _grouped_sums(stats[:, np.concatenate([members for _, members in bins])],
                               np.repeat(np.arange(len(bins)), [len(m) for _, m in bins]),
                               len(bins))                                            # (C, k)
@@ -453,8 +497,8 @@ class RuleInduction:
         n_accumulated = int(n_equal.sum())
         sums = np.concatenate([np.stack([equal, total[:, None] - equal], axis=2).reshape(
             len(stats), -1), accumulated[:, None], (total - accumulated)[:, None]], axis=1)
-        counts = np.concatenate([np.stack([n_equal, n_counted - n_equal], axis=1).ravel(),
-                                 [n_accumulated, n_counted - n_accumulated]])
+        counts = np.concatenate([np.stack([n_equal, rule_count - n_equal], axis=1).ravel(),
+                                 [n_accumulated, rule_count - n_accumulated]])
         least = self._first_least(sums, bar, counts=counts)
         if least is None:
             return None
@@ -462,17 +506,17 @@ class RuleInduction:
 
         def build():
             minority = np.concatenate([members for _, members in bins])
-            head = _head_at(heads, (j,))
+            head, count = _head_at(heads, (j,)), int(counts[j])
             if j == 2 * len(bins):                                      # != majority
-                return "!=", layout.majority, minority, sums[:, j], None, head
+                return "!=", layout.majority, minority, sums[:, j], None, head, count, False
             if j == 2 * len(bins) + 1:                                  # == majority
                 return "==", layout.majority, np.flatnonzero(present & (
-                    column == layout.majority)), sums[:, j], minority, head
+                    column == layout.majority)), sums[:, j], minority, head, count, False
             value, members = bins[j // 2]
             if j % 2 == 0:
-                return "==", value, members, sums[:, j], None, head
+                return "==", value, members, sums[:, j], None, head, count, False
             return "!=", value, np.flatnonzero(present & (column != value)), sums[:, j], \
-                members, head
+                members, head, count, False
         return float(heads[2][j]), feature, build
 
 
@@ -578,17 +622,18 @@ def _statistics(sums, packed_hessian):
     return sums[:k], sums[k:2 * k]
 
 
-def _totals(examples, values, covered, stats, rule_totals):
+def _totals(examples, values, covered, stats, rule_totals, missing_of=None):
     """The reference's totals of each row, shape (C, r): Σ stats over the row's covered
     examples with a value, added in example order, or (``rule_totals`` given, mlrl-boomer's
-    way) the rule's sums less the row's missing values one by one. One sum serves the rows
-    without missing values; each row with some gets its own."""
+    way) the rule's sums less the row's missing values one by one, in the order of
+    ``missing_of(row)``. One sum serves the rows without missing values; each row with some
+    gets its own."""
     total = np.cumsum(stats[:, covered], axis=1)[:, -1] if rule_totals is None else rule_totals
     totals = np.repeat(total[:, None], len(examples), axis=1)
     for row in np.flatnonzero(np.isnan(values).any(axis=1)):
         missing = np.isnan(values[row])
         if rule_totals is not None:
-            totals[:, row] = _less(rule_totals, stats[:, np.sort(examples[row][missing])])
+            totals[:, row] = _less(rule_totals, stats[:, missing_of(row)])
             continue
         kept = np.sort(examples[row][~missing])
         totals[:, row] = np.cumsum(stats[:, kept], axis=1)[:, -1] if len(kept) else 0.0
@@ -608,13 +653,14 @@ def _less(totals, removed):
 
 
 def _numerical_phases(values, examples, stats, totals, mlrl_compatible, plain_inequality,
-                      has_zero=None):
+                      has_zero=None, rule_count=None, just_refined=None):
     """The :class:`_Phase` s of the rows of ``values`` (r features, m sorted covered examples
     each): phase I (values below zero, ascending), II (from zero up, descending) and III
     (below zero against the others), each only when it can hold a boundary. ``has_zero``
-    (mlrl-boomer's sparse search; the zeros are NaN in ``values``): whether each row's column
-    has zeros, which adds mlrl-boomer's candidates against the zeros (the reference's
-    ``mlrl_sparse``)."""
+    (mlrl-boomer's sparse search; the zeros are NaN in ``values``): each row's ``sparse``
+    flag, which adds mlrl-boomer's candidates against the zeros (the reference's
+    ``has_zero``). mlrl-boomer's way: ``rule_count`` is the rule's count and
+    ``just_refined`` (r,) marks the feature of the rule's last condition."""
     r, m = values.shape
     if m < 2:
         return []
@@ -659,11 +705,12 @@ def _numerical_phases(values, examples, stats, totals, mlrl_compatible, plain_in
     # Phase III: the values below zero against the others (one boundary per row)
     if k:
         inside = below[:, rows, np.maximum(n_negative - 1, 0)][:, :, None]
-        valid = ((n_negative > 0) & (inside[-1, :, 0] > 0) &
-                 (inside[-1, :, 0] < totals[-1]))[:, None]
+        valid = ((n_negative > 0) & (inside[-1, :, 0] > 0) & (inside[-1, :, 0] < (
+            totals[-1] if rule_count is None else rule_count)))[:, None]
         # the reference's last value of phase II: x_first, or the largest counted value
-        # when there is none from x_first up
-        highest = np.minimum(_highest_counted_upper(counted & upper), first)
+        # when there is none from x_first up, or without one the last value below zero
+        highest = np.where((counted & upper).any(axis=1), np.minimum(
+            _highest_counted_upper(counted & upper), first), np.maximum(n_negative - 1, 0))
         if not mlrl_compatible:          # not between values equal in mlrl-boomer's sense
             valid &= differ(values[rows, np.maximum(n_negative - 1, 0)],
                             values[rows, highest])[:, None]
@@ -675,7 +722,7 @@ def _numerical_phases(values, examples, stats, totals, mlrl_compatible, plain_in
     if mlrl_compatible:        # the features mlrl-boomer searches (the reference's)
         n_present = present.sum(axis=1)
         searched = (n_present > 0) & (
-            (np.zeros(r, dtype=bool) if has_zero is None else has_zero) |
+            (np.zeros(r, dtype=bool) if has_zero is None else has_zero) | just_refined |
             differ(values[rows, 0], values[rows, np.maximum(n_present - 1, 0)]))
         phases = [phase._replace(valid=phase.valid & searched.reshape(
             (r,) + (1,) * (phase.valid.ndim - 1))) for phase in phases]
@@ -699,11 +746,7 @@ def _against_the_zeros(values, stat, counted, upper, n_negative, has_zero, total
     counted_negative = (counted & ~upper & ~np.isnan(values)).any(axis=1)
     last = np.where(any_upper, values[rows, np.minimum(top, n_negative + 1)],
                     np.where(counted_negative, values[rows, np.maximum(n_negative - 1, 0)], 0))
-    # each side is evaluated when it counts an example (mlrl-boomer: phase II's count, and
-    # the rest); the rest of the totals may be a rounding residue of nothing
-    sides = _sides(inside, totals)
-    valid = has_zero[:, None, None] & (sides[-1] >= 1)                      # (r, 1, 2)
-    return _Phase(valid, sides, lambda row, j: n_negative[row],
+    return _Phase(has_zero[:, None], _sides(inside, totals), lambda row, j: n_negative[row],
                   lambda row, j: midpoint(0, last[row]), False)
 
 

@@ -29,12 +29,16 @@ References
    gradient boosted multi-label classification rules." ECML PKDD 2020. (§4.1: heads.)
 """
 
+from typing import NamedTuple
+
 import numpy as np
 
 from optrules.boosted_rules.heads import single_output_heads
-from optrules.boosted_rules.mlrl_layout import closes_feature, nominal_layout, std_sort_order
+from optrules.boosted_rules.mlrl_layout import (MissingOrder, closes_feature, nominal_layout,
+                                                std_sort_order)
 from optrules.boosted_rules.model import Condition
-from optrules.boosted_rules.search import FoundRule, Refinement, is_equal, midpoint
+from optrules.boosted_rules.search import (FoundRule, MlrlRule, Refinement, interval_closes,
+                                           is_equal, midpoint)
 from optrules.boosted_rules.training_data import SparseColumn, dense_column
 
 __all__ = ["RuleInduction"]
@@ -68,6 +72,9 @@ class RuleInduction:
                                 data.n_examples)
                       for f in range(data.n_features)
                       if not data.nominal[f]} if config.mlrl_compatible else {}
+        # and of each feature's missing values
+        self.missing_order = MissingOrder([dense_column(column) for column in data.values]) \
+            if config.mlrl_compatible else None
 
     def find_rule(self, gradients, hessians, weights, sample_features):
         """The next rule for statistics ``gradients``/``hessians`` (n_examples, n_outputs),
@@ -79,11 +86,13 @@ class RuleInduction:
         """
         covered = np.ones(len(weights), dtype=bool)    # I(n), eq. 5: the empty body covers all
         outputs = np.arange(gradients.shape[1])
-        # mlrl-boomer keeps the sums of the rule's coverage up to date as it grows (§4.2)
-        rule_totals = _weighted_sum(np.arange(len(weights)), gradients, hessians, weights) \
+        # mlrl-boomer keeps the sums of the rule's coverage up to date as it grows (§4.2),
+        # and a count of it (specs §4.8)
+        mlrl = MlrlRule(_weighted_sum(np.arange(len(weights)), gradients, hessians, weights),
+                        int((weights > 0).sum()), None, self.missing_order.for_rule()) \
             if self.config.mlrl_compatible else None
         best, conditions = None, []
-        closed = set()          # mlrl-boomer: nominal features this rule searches no more
+        closed = set()          # mlrl-boomer: features this rule searches no more
         # Alg. 2: refine while a refinement is strictly better than the rule so far
         while self.config.max_conditions is None or len(conditions) < self.config.max_conditions:
             refinement = None
@@ -92,7 +101,7 @@ class RuleInduction:
             # strictly better one: the first feature of least quality wins
             candidates = self.map(lambda feature: None if feature in closed else
                                   self._find_refinement(feature, covered, gradients, hessians,
-                                                        weights, outputs, bar, rule_totals),
+                                                        weights, outputs, bar, mlrl),
                                   sample_features())
             for candidate in list(candidates):
                 if candidate is not None and candidate.quality < bar:
@@ -102,37 +111,48 @@ class RuleInduction:
             best = refinement
             conditions.append(refinement.condition)
             feature = refinement.condition.feature
-            if feature in self.layouts and closes_feature(self.layouts[feature],
-                                                          refinement.condition):
+            if refinement.closes or feature in self.layouts and closes_feature(
+                    self.layouts[feature], refinement.condition):
                 closed.add(feature)
-            covered, rule_totals = refinement.covered, refinement.rule_totals
+            covered = refinement.covered
             if self.config.head == "single":      # the first condition fixes the head's output
                 outputs = refinement.outputs
-            if refinement.covered[weights > 0].sum() <= self.config.min_coverage:
+            if mlrl is not None:
+                mlrl = mlrl._replace(totals=refinement.rule_totals, count=refinement.count,
+                                     last_feature=feature)
+            if (refinement.covered[weights > 0].sum() if mlrl is None else mlrl.count) <= \
+                    self.config.min_coverage:
                 break
         if best is None:
             return None
         return FoundRule(tuple(conditions), best.outputs, best.scores, best.covered)
 
     def _find_refinement(self, feature, covered, gradients, hessians, weights, outputs, bar,
-                         rule_totals):
-        """Alg. 3: the best condition on ``feature`` for the covered examples, or None."""
+                         mlrl):
+        """Alg. 3: the best condition on ``feature`` for the covered examples, or None;
+        ``mlrl``: the :class:`MlrlRule` of mlrl-boomer's way, else None."""
         column = self.data.values[feature]
         values = dense_column(column)                # the sparse search reads only the stored
         present = covered & ~np.isnan(values)        # §3.4: missing values are never covered
-        missing = np.flatnonzero(covered & np.isnan(values))
-        if rule_totals is None:
+        if mlrl is None:
             present &= weights > 0       # examples of weight 0 take no part in the search
+            missing = None
+        else:                            # the covered missing ones, in mlrl-boomer's order
+            missing = mlrl.missing.of(feature, covered, mlrl.last_feature is not None)
         examples = np.flatnonzero(present)
         # the statistics the feature's conditions partition: covered, weighted, not missing;
         # mlrl-boomer: the rule's sums less those of the missing values
         total_g, total_h = _weighted_sum(examples, gradients, hessians, weights) \
-            if rule_totals is None else \
-            _less(rule_totals, missing, gradients, hessians, weights)
+            if mlrl is None else _less(mlrl.totals, missing, gradients, hessians, weights)
+        # mlrl-boomer's vector of a sparse matrix's column leaves out its zeros (and missing
+        # values); its ``sparse`` flag says whether any are left out
+        sparse_flag = self.config.mlrl_sparse and bool((values == 0).any() |
+                                                       np.isnan(values).any())
+        vector = examples[values[examples] != 0] if self.config.mlrl_sparse else examples
         if feature in self.layouts:              # mlrl-boomer's way
             candidates = _mlrl_nominal_candidates(
                 self.layouts[feature], values, covered, weights, gradients, hessians, total_g,
-                total_h, self.config.min_coverage)
+                total_h, mlrl.count)
         elif self.data.nominal[feature]:
             candidates = _nominal_candidates(values, examples, gradients, hessians, weights,
                                              total_g, total_h)
@@ -144,24 +164,18 @@ class RuleInduction:
             candidates = _sparse_numerical_candidates(
                 column.rows[stored], column.values[stored], len(examples) - int(stored.sum()),
                 gradients, hessians, weights, total_g, total_h)
-        elif self.config.mlrl_compatible and not _mlrl_searches(
-                values[examples[values[examples] != 0] if self.config.mlrl_sparse else examples],
-                self.config.mlrl_sparse and bool((values == 0).any())):
-            candidates = ()
-        elif self.config.mlrl_sparse:               # mlrl-boomer's vector: the stored values
-            candidates = _numerical_candidates(
-                values, self.ranks.get(feature), examples[values[examples] != 0], gradients,
-                hessians, weights, total_g, total_h, True,
-                (bool((values == 0).any()), int((present & (weights > 0)).sum()),
-                 self.config.min_coverage))
+        elif mlrl is not None and not (feature == mlrl.last_feature or
+                                       _mlrl_searches(values[vector], sparse_flag)):
+            candidates = ()      # (after a condition on it, its own test let it through)
         else:
-            candidates = _numerical_candidates(values, self.ranks.get(feature), examples,
-                                               gradients, hessians, weights,
-                                               total_g, total_h, self.config.mlrl_compatible)
+            candidates = _numerical_candidates(
+                values, self.ranks.get(feature), vector, gradients, hessians, weights, total_g,
+                total_h, mlrl is not None, mlrl and mlrl.count, sparse_flag)
         best = None
-        for operator, threshold, chosen, sum_g, sum_h, removed in candidates:
-            condition = Condition(feature, operator, float(threshold))
-            if self.config.mlrl_compatible:          # the examples on its side of the vector
+        for candidate in candidates:
+            operator, threshold, chosen, sum_g, sum_h, removed, count, closes = candidate
+            condition = Condition(int(feature), operator, float(threshold))
+            if mlrl is not None:                     # the examples on its side of the vector
                 if removed is None:
                     mask = np.zeros_like(covered)
                     mask[chosen] = True
@@ -170,19 +184,19 @@ class RuleInduction:
                     mask[removed] = False
             else:                                    # the examples its threshold covers
                 mask = covered & condition.covers(column)
-            if (mask & (weights > 0)).sum() < self.config.min_coverage and \
-                    feature not in self.layouts and not (self.config.mlrl_sparse and
-                                                         chosen is None):
-                continue         # covers too few examples (unless checked mlrl-boomer's way)
+                count = int((mask & (weights > 0)).sum())
+            if count < self.config.min_coverage:
+                continue
             head_outputs, scores, quality = self._head(sum_g, sum_h, outputs)
             if quality < bar:                        # Alg. 3 lines 14, 18: strictly better
                 totals = None
-                if rule_totals is not None:          # the rule's sums after this condition
+                if mlrl is not None:                 # the rule's sums after this condition
                     totals = _weighted_sum(chosen, gradients, hessians, weights) \
                         if removed is None else \
-                        _less(_less(rule_totals, removed, gradients, hessians, weights),
+                        _less(_less(mlrl.totals, removed, gradients, hessians, weights),
                               missing, gradients, hessians, weights)
-                best = Refinement(condition, quality, head_outputs, scores, mask, totals)
+                best = Refinement(condition, quality, head_outputs, scores, mask, totals, count,
+                                  closes)
                 bar = quality
         return best
 
@@ -222,11 +236,28 @@ def _vector_values(column, config):
     return np.where(values == 0, np.float32(np.nan), values) if config.mlrl_sparse else values
 
 
-def _mlrl_searches(vector, has_zero):
+def _mlrl_searches(vector, sparse_flag):
     """Whether mlrl-boomer searches a numerical feature whose vector (the covered values it
-    holds) is ``vector``: not when it is empty, nor, in a column without zeros left out,
-    when its least and greatest values are ``is_equal`` (its EqualFeatureVector)."""
-    return len(vector) > 0 and (has_zero or not is_equal(vector.min(), vector.max()))
+    holds) is ``vector``: not when it is empty, nor, without its ``sparse`` flag, when its
+    least and greatest values are ``is_equal`` (its EqualFeatureVector)."""
+    return len(vector) > 0 and (sparse_flag or not is_equal(vector.min(), vector.max()))
+
+
+class Candidate(NamedTuple):
+    """A candidate condition: ``operator`` and ``threshold`` (or nominal value), the examples
+    it covers (``chosen``; None: the threshold says), Σg and Σh over them, the ``removed``
+    examples when those are the sums' complement (mlrl-boomer's inverse conditions),
+    mlrl-boomer's ``count`` of the examples it covers, and whether mlrl-boomer ``closes`` the
+    feature for the rest of the rule after it."""
+
+    operator: str
+    threshold: object
+    chosen: object
+    sum_g: np.ndarray
+    sum_h: np.ndarray
+    removed: object = None
+    count: int | None = None
+    closes: bool = False
 
 
 def _ranks(order, n_examples):
@@ -237,34 +268,47 @@ def _ranks(order, n_examples):
 
 
 def _numerical_candidates(values, ranks, examples, gradients, hessians, weights, total_g,
-                          total_h, mlrl_compatible, mlrl_sparse=None):
+                          total_h, mlrl_compatible, n_reported=None, has_zero=None):
     """Alg. 3 with §3.2's phases: yield (operator, threshold, examples covered, Σg, Σh,
-    examples removed) for every candidate condition on a numerical feature, in evaluation
-    order; the examples in the order of their ``ranks`` (mlrl-boomer's order of equal
-    values), or by value with equal values by example. ``mlrl_sparse`` = (the column has
-    zeros, the covered counted examples with a value, min_coverage): mlrl-boomer's search of
-    a sparse matrix (specs §4.7), ``examples`` then being the stored ones."""
+    examples removed, count) for every candidate condition on a numerical feature, in
+    evaluation order; the examples in the order of their ``ranks`` (mlrl-boomer's order of
+    equal values), or by value with equal values by example. ``count`` is mlrl-boomer's count
+    of the examples covered: those summed for a condition whose side the search sums, else
+    ``n_reported`` (the rule's count so far; default: the counted examples) less the other
+    side's. ``has_zero`` (mlrl-boomer's search of a sparse matrix, specs §4.7, ``examples``
+    then being the stored ones): whether the column has zeros left out of the vector."""
     order = examples[np.argsort(values[examples] if ranks is None else ranks[examples],
                                 kind="stable")]                       # x_τ, eq. 4
     sorted_values = values[order]
     n_negative = int(np.searchsorted(sorted_values, np.float32(0), side="left"))
     counted = weights[order] > 0
+    if n_reported is None:
+        n_reported = int(counted.sum())
+    n = len(order)
+
+    def closes(start, stop):   # whether mlrl-boomer's vector after the condition is done
+        return mlrl_compatible and interval_closes(sorted_values, start, stop, bool(has_zero))
     # Phase I: values below zero, ascending; a boundary is evaluated before the example
     # after it is added, so Σ covers exactly the examples before the boundary (x <= t)
     sum_g, sum_h = np.zeros_like(total_g), np.zeros_like(total_h)
     previous = None
+    n_summed = 0
     for i in range(n_negative):
         if previous is None and not counted[i]:
             continue                # thresholds start at the first counted example
         if counted[i]:
             if previous is not None and not is_equal(previous, sorted_values[i]):
                 threshold = midpoint(previous, sorted_values[i])
-                yield "<=", threshold, order[:i], sum_g.copy(), sum_h.copy(), None
-                yield ">", threshold, order[i:], total_g - sum_g, total_h - sum_h, order[:i]
+                yield Candidate("<=", threshold, order[:i], sum_g.copy(), sum_h.copy(),
+                                count=n_summed, closes=closes(0, i))
+                yield Candidate(">", threshold, order[i:], total_g - sum_g, total_h - sum_h,
+                                order[:i], n_reported - n_summed, closes(i, n))
             sum_g += weights[order[i]] * gradients[order[i]]
             sum_h += weights[order[i]] * hessians[order[i]]
+            n_summed += 1
         previous = sorted_values[i]   # uncounted examples still place thresholds
-    negative_g, negative_h, last_negative = sum_g, sum_h, previous
+    negative_g, negative_h, last_negative, n_counted_negative = \
+        sum_g, sum_h, previous, n_summed
     # Phase II: values from zero up, descending, from the largest counted one; Σ covers the
     # examples above the boundary (x > t)
     sum_g, sum_h = np.zeros_like(total_g), np.zeros_like(total_h)
@@ -281,39 +325,38 @@ def _numerical_candidates(values, ranks, examples, gradients, hessians, weights,
         if counted[i]:
             if previous is not None and not is_equal(sorted_values[i], previous):
                 threshold = midpoint(sorted_values[i], previous)
-                yield ">", threshold, order[i + 1:], sum_g.copy(), sum_h.copy(), None
-                yield "<=", threshold, order[:i + 1], total_g - sum_g, total_h - sum_h, \
-                    order[i + 1:]
+                yield Candidate(">", threshold, order[i + 1:], sum_g.copy(), sum_h.copy(),
+                                count=n_summed, closes=closes(i + 1, n))
+                yield Candidate("<=", threshold, order[:i + 1], total_g - sum_g, total_h - sum_h,
+                                order[i + 1:], n_reported - n_summed, closes(0, i + 1))
             sum_g += weights[order[i]] * gradients[order[i]]
             sum_h += weights[order[i]] * hessians[order[i]]
             n_summed += 1
         previous = sorted_values[i]
-    n_counted_negative = int(counted[:n_negative].sum())
-    n_counted = int(counted.sum())
-    if mlrl_sparse is not None:
+    if has_zero:
         # mlrl-boomer's vector of a sparse column holds its stored values; with zeros left
-        # out (``has_zero``) it then offers x > mean(0, v) on phase II's sums (which miss the
-        # smallest positive value, while the condition's interval covers it) and x <= v,
-        # each when its count of phase II's examples is at least min_coverage
-        has_zero, n_counted, min_coverage = mlrl_sparse
-        if has_zero:
-            last = previous if previous is not None else \
-                last_negative if last_negative is not None else 0
-            threshold = midpoint(0, last)
-            if n_summed >= min_coverage:
-                yield ">", threshold, order[n_negative:], sum_g, sum_h, None
-            if n_counted - n_summed >= min_coverage:     # (coverage not checked again)
-                yield "<=", threshold, None, total_g - sum_g, total_h - sum_h, \
-                    order[n_negative:]
-            previous = np.float32(0)
+        # out it then offers x > mean(0, v) on phase II's sums (which miss the smallest
+        # positive value, while the condition's interval covers it) and x <= mean(0, v)
+        last = previous if previous is not None else \
+            last_negative if last_negative is not None else 0
+        threshold = midpoint(0, last)
+        yield Candidate(">", threshold, order[n_negative:], sum_g, sum_h, count=n_summed,
+                        closes=closes(n_negative, n))
+        # (no range when there is no value below zero: mlrl-boomer then keeps [n, n))
+        yield Candidate("<=", threshold, None, total_g - sum_g, total_h - sum_h,
+                        order[n_negative:], n_reported - n_summed,
+                        closes(0, n_negative))
+        previous = np.float32(0)
     # Phase III (dense data): the boundary between the values below zero and the others,
     # unless the two are equal in mlrl-boomer's sense (mlrl-boomer does not ask)
-    if 0 < n_counted_negative < n_counted and \
+    if 0 < n_counted_negative < n_reported and \
             (mlrl_compatible or not is_equal(last_negative, previous)):
-        threshold = midpoint(last_negative, previous)
-        yield "<=", threshold, order[:n_negative], negative_g, negative_h, None
-        yield ">", threshold, order[n_negative:], total_g - negative_g, total_h - negative_h, \
-            order[:n_negative]
+        threshold = midpoint(last_negative, last_negative if previous is None else previous)
+        yield Candidate("<=", threshold, order[:n_negative], negative_g, negative_h,
+                        count=n_counted_negative, closes=closes(0, n_negative))
+        yield Candidate(">", threshold, order[n_negative:], total_g - negative_g,
+                        total_h - negative_h, order[:n_negative],
+                        n_reported - n_counted_negative, closes(n_negative, n))
 
 
 def _sparse_numerical_candidates(rows, values, n_zero, gradients, hessians, weights, total_g,
@@ -331,8 +374,8 @@ def _sparse_numerical_candidates(rows, values, n_zero, gradients, hessians, weig
     for i in range(n_negative):
         if i and not is_equal(values[i - 1], values[i]):
             threshold = midpoint(values[i - 1], values[i])
-            yield "<=", threshold, rows[:i], negative_g.copy(), negative_h.copy(), None
-            yield ">", threshold, None, total_g - negative_g, total_h - negative_h, None
+            yield Candidate("<=", threshold, rows[:i], negative_g.copy(), negative_h.copy())
+            yield Candidate(">", threshold, None, total_g - negative_g, total_h - negative_h)
         negative_g += weights[rows[i]] * gradients[rows[i]]
         negative_h += weights[rows[i]] * hessians[rows[i]]
     # Phase II: values above zero, descending: Σ'' covers the examples above each boundary
@@ -340,22 +383,22 @@ def _sparse_numerical_candidates(rows, values, n_zero, gradients, hessians, weig
     for i in range(len(values) - 1, n_negative - 1, -1):
         if i < len(values) - 1 and not is_equal(values[i], values[i + 1]):
             threshold = midpoint(values[i], values[i + 1])
-            yield ">", threshold, rows[i + 1:], positive_g.copy(), positive_h.copy(), None
-            yield "<=", threshold, None, total_g - positive_g, total_h - positive_h, None
+            yield Candidate(">", threshold, rows[i + 1:], positive_g.copy(), positive_h.copy())
+            yield Candidate("<=", threshold, None, total_g - positive_g, total_h - positive_h)
         positive_g += weights[rows[i]] * gradients[rows[i]]
         positive_h += weights[rows[i]] * hessians[rows[i]]
     # Phase III: the positive values against the rest, when there are zeros (Fig. 6) ...
     has_positive = n_negative < len(values)
     if n_zero and has_positive and not is_equal(0, values[n_negative]):
         threshold = midpoint(0, values[n_negative])
-        yield ">", threshold, rows[n_negative:], positive_g, positive_h, None
-        yield "<=", threshold, None, total_g - positive_g, total_h - positive_h, None
+        yield Candidate(">", threshold, rows[n_negative:], positive_g, positive_h)
+        yield Candidate("<=", threshold, None, total_g - positive_g, total_h - positive_h)
     # ... and the negative values against the rest (Fig. 7), the zeros in between if any
     other = 0 if n_zero else values[n_negative] if has_positive else None
     if n_negative and other is not None and not is_equal(values[n_negative - 1], other):
         threshold = midpoint(values[n_negative - 1], other)
-        yield "<=", threshold, rows[:n_negative], negative_g, negative_h, None
-        yield ">", threshold, None, total_g - negative_g, total_h - negative_h, None
+        yield Candidate("<=", threshold, rows[:n_negative], negative_g, negative_h)
+        yield Candidate(">", threshold, None, total_g - negative_g, total_h - negative_h)
 
 
 def _nominal_candidates(values, examples, gradients, hessians, weights, total_g, total_h):
@@ -376,22 +419,20 @@ def _nominal_candidates(values, examples, gradients, hessians, weights, total_g,
         else:
             equal = sums[value]
             unequal = (total_g - equal[0], total_h - equal[1])
-        yield "==", value, examples[codes == value], *equal, None
-        yield "!=", value, examples[codes != value], *unequal, None
+        yield Candidate("==", value, examples[codes == value], *equal)
+        yield Candidate("!=", value, examples[codes != value], *unequal)
 
 
 def _mlrl_nominal_candidates(layout, values, covered, weights, gradients, hessians, total_g,
-                             total_h, min_coverage):
+                             total_h, n_reported):
     """mlrl-boomer 0.12.3's nominal search (``mlrl_compatible``; ``feature_based_search_
-    nominal.hpp``): yield (operator, value, examples covered, Σg, Σh, examples removed) for
-    ``x == v`` and ``x != v`` of each value v of ``layout.bins`` with covered examples, in that
-    order, then ``x != majority`` (the sums of those values, accumulated in turn) and
-    ``x == majority`` (the total less them). Each value's examples are summed in the layout's
-    order, and a condition is evaluated when it covers at least ``min_coverage`` examples of
-    non-zero weight, counting, for ``!=`` and ``== majority``, the covered examples with a
-    missing value too (mlrl-boomer counts them, though they satisfy no condition)."""
+    nominal.hpp``): yield the :class:`Candidate` s ``x == v`` and ``x != v`` of each value v of
+    ``layout.bins`` with covered examples, in that order, then ``x != majority`` (the sums of
+    those values, accumulated in turn) and ``x == majority`` (the total less them). Each
+    value's examples are summed in the layout's order. The count of ``==`` v and ``!=
+    majority`` is that of the examples summed, that of the others ``n_reported`` (the rule's
+    count, which includes the covered examples with a missing value) less it."""
     present = covered & ~np.isnan(values)
-    n_counted = int((covered & (weights > 0)).sum())
     bins = []
     for value in layout.bins:
         members = np.flatnonzero(present & (values == value))
@@ -402,21 +443,19 @@ def _mlrl_nominal_candidates(layout, values, covered, weights, gradients, hessia
     for value, members in bins:
         sum_g, sum_h = _weighted_sum(members, gradients, hessians, weights)
         n_covered = int((weights[members] > 0).sum())
-        if n_covered >= min_coverage:
-            yield "==", value, members, sum_g, sum_h, None
-        if n_counted - n_covered >= min_coverage:
-            yield "!=", value, np.flatnonzero(present & (values != value)), \
-                total_g - sum_g, total_h - sum_h, members
+        yield Candidate("==", value, members, sum_g, sum_h, count=n_covered)
+        yield Candidate("!=", value, np.flatnonzero(present & (values != value)),
+                        total_g - sum_g, total_h - sum_h, members, n_reported - n_covered)
         accumulated_g, accumulated_h = accumulated_g + sum_g, accumulated_h + sum_h
         n_accumulated += n_covered
     if not bins:                  # every covered example has the majority value (or none)
         return
     minority = np.concatenate([members for _, members in bins])
-    if n_accumulated >= min_coverage:
-        yield "!=", layout.majority, minority, accumulated_g, accumulated_h, None
-    if n_counted - n_accumulated >= min_coverage:
-        yield "==", layout.majority, np.flatnonzero(present & (values == layout.majority)), \
-            total_g - accumulated_g, total_h - accumulated_h, minority
+    yield Candidate("!=", layout.majority, minority, accumulated_g, accumulated_h,
+                    count=n_accumulated)
+    yield Candidate("==", layout.majority, np.flatnonzero(present & (values == layout.majority)),
+                    total_g - accumulated_g, total_h - accumulated_h, minority,
+                    n_reported - n_accumulated)
 
 
 def _histogram_candidates(bins, examples, gradients, hessians, weights, total_g, total_h):
@@ -438,5 +477,5 @@ def _histogram_candidates(bins, examples, gradients, hessians, weights, total_g,
     for b in bins_in_use[:-1]:           # the boundary after bin b, below the next occupied one
         sum_g += histogram_g[b]
         sum_h += histogram_h[b]
-        yield "<=", bins.thresholds[b], None, sum_g.copy(), sum_h.copy(), None
-        yield ">", bins.thresholds[b], None, total_g - sum_g, total_h - sum_h, None
+        yield Candidate("<=", bins.thresholds[b], None, sum_g.copy(), sum_h.copy())
+        yield Candidate(">", bins.thresholds[b], None, total_g - sum_g, total_h - sum_h)

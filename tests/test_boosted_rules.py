@@ -16,7 +16,7 @@ from hypothesis import assume, given, strategies as st
 
 from optrules.boosted_rules import ENGINES, fit_boosted_rules
 from optrules.boosted_rules.losses import LOSSES
-from optrules.boosted_rules.mlrl_layout import (nominal_layout, std_sort_order,
+from optrules.boosted_rules.mlrl_layout import (MissingOrder, nominal_layout, std_sort_order,
                                                 unordered_map_order)
 from optrules.boosted_rules.search import SearchConfig
 from optrules.boosted_rules.training_data import sparse_training_data, training_data
@@ -546,10 +546,9 @@ def test_the_sparse_phases_are_the_dense_searchs_candidates(cells):
     sparse = reference._sparse_numerical_candidates(stored, values[stored], len(examples) -
                                                     len(stored), g_read, h, weights, total_g,
                                                     total_h)
-    key = [(operator, float(t), list(sum_g), list(sum_h))
-           for operator, t, _, sum_g, sum_h, _ in dense]
-    assert [(operator, float(t), list(sum_g), list(sum_h))
-            for operator, t, _, sum_g, sum_h, _ in sparse] == key
+    key = [(c.operator, float(c.threshold), list(c.sum_g), list(c.sum_h)) for c in dense]
+    assert [(c.operator, float(c.threshold), list(c.sum_g), list(c.sum_h))
+            for c in sparse] == key
 
 
 def test_the_fast_sparse_search_reads_only_the_stored_values():
@@ -748,6 +747,22 @@ def test_unordered_map_order_is_libstdcxxs(case):
     assert unordered_map_order(case["emplaced"]) == case["iterated"]
 
 
+@pytest.mark.parametrize("case", LIBSTDCXX["unordered_set"]["cases"])
+def test_missing_order_follows_libstdcxxs_unordered_set(case):
+    """A set filled in order, thinned by erasing, and a new set filled from it: the orders of
+    :class:`MissingOrder` (each feature's missing examples, as mlrl-boomer keeps them)."""
+    n = max(case["inserted"], default=0) + 1
+    column = np.zeros(n, dtype=np.float32)
+    column[case["inserted"]] = np.nan
+    rule = MissingOrder([column]).for_rule()
+    assert rule.of(0, np.ones(n, dtype=bool), False).tolist() == case["iterated"]
+    erased = set(case["erased"])             # erasing keeps the others' order (later filters)
+    assert [k for k in case["iterated"] if k not in erased] == case["after_erasing"]
+    kept = np.ones(n, dtype=bool)
+    kept[case["erased"]] = False
+    assert rule.of(0, kept, True).tolist() == case["rebuilt"]      # the first filter: rebuilt
+
+
 @pytest.mark.parametrize("case", LIBSTDCXX["sort"]["cases"])
 def test_std_sort_order_is_libstdcxxs(case):
     assert std_sort_order(np.array(case["values"], dtype=np.float32)).tolist() == \
@@ -907,9 +922,9 @@ def test_mlrl_boomer_rules_on_breast_cancer(engine, dataset):
     of its values missing, with five columns as nominal quartile codes, and on a small sparse
     matrix, sampling off (tests/data/mlrl_boomer_breast_cancer.json, written by
     ``benchmarks/boosted_rules.py --write-fixture``): same conditions, thresholds, heads bit
-    for bit (to 1e-12 with missing values, specs §8). These need mlrl-boomer's order of equal
-    values and of nominal values (libstdc++'s std::sort and std::unordered_map), its sparse
-    search, and the C library's exp."""
+    for bit. These need mlrl-boomer's order of equal values, of nominal values and of missing
+    values (libstdc++'s std::sort, std::unordered_map and std::unordered_set), its sparse
+    search, its counts, and the C library's exp."""
     fixture = json.loads((FIXTURES / "mlrl_boomer_breast_cancer.json").read_text())
     data = fixture["datasets"][dataset]
     if "csc" in data:
@@ -933,10 +948,26 @@ def test_mlrl_boomer_rules_on_breast_cancer(engine, dataset):
         conditions = sorted([c.feature, c.operator, c.threshold] for c in ours.conditions)
         assert conditions == theirs["conditions"], k
         assert [str(o) for o in ours.outputs] == list(theirs["head"]), k
-        if dataset == "breast-missing":  # mlrl-boomer subtracts them in its hash set's order
-            assert np.allclose(ours.scores, list(theirs["head"].values()), rtol=1e-12), k
-        else:
-            assert list(ours.scores) == list(theirs["head"].values()), k      # bit for bit
+        assert list(ours.scores) == list(theirs["head"].values()), k          # bit for bit
+
+
+@pytest.mark.parametrize("engine", sorted(ENGINES))
+def test_mlrl_boomer_rules_on_small_sparse_matrices(engine):
+    """The first rules mlrl-boomer 0.12.3 learns on 120 small random CSC matrices with missing
+    values (tests/data/mlrl_boomer_small_sparse.json, written by ``benchmarks/boosted_rules.py
+    --write-small-sparse-fixture``): same conditions and thresholds, heads bit for bit. Among
+    them: matrices mlrl-boomer densifies (specs §4.7), conditions whose count is not their
+    coverage's, vectors its interval filter ends, and missing values in its order (§4.8)."""
+    fixture = json.loads((FIXTURES / "mlrl_boomer_small_sparse.json").read_text())
+    for i, case in enumerate(fixture["cases"]):
+        X = scipy.sparse.csc_matrix(np.array(case["X"], dtype=float))
+        model = fit_boosted_rules(X, case["y"], max_rules=len(case["rules"]) - 1,
+                                  feature_sampling=False, mlrl_compatible=True, engine=engine)
+        assert [sorted([c.feature, c.operator, c.threshold] for c in rule.conditions)
+                for rule in model.rules] == [rule["conditions"] for rule in case["rules"]], i
+        for ours, theirs in zip(model.rules, case["rules"]):
+            assert [str(o) for o in ours.outputs] == list(theirs["head"]), i
+            assert list(ours.scores) == list(theirs["head"].values()), i
 
 
 def test_nominal_totals_follow_the_rules_sums_in_mlrl_compatible_mode():

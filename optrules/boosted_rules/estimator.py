@@ -60,10 +60,10 @@ _SHARED_DOC = """
         Fewest examples a condition may cover.
     max_conditions : int or None, default None
     mlrl_compatible : bool, default False
-        Follow mlrl-boomer 0.12.3's search, quirks, bookkeeping of sums, order of equal values,
-        nominal and sparse search included (``specs/boosted-rules.md`` §4.2-4.7), so that with
-        ``feature_sampling=False`` the rules, thresholds and heads are those mlrl-boomer learns
-        with sampling off (up to near ties, §7).
+        Follow mlrl-boomer 0.12.3's search, quirks, bookkeeping of sums and counts, order of
+        equal, nominal and missing values, nominal and sparse search included
+        (``specs/boosted-rules.md`` §4.2-4.8), so that with ``feature_sampling=False`` the
+        rules, thresholds and heads are those mlrl-boomer learns with sampling off (§7).
     engine : {"fast", "reference"}, default "fast"
         Both learn the same rules; "reference" follows the paper line by line.
     random_state : int or None, default None

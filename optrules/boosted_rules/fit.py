@@ -121,9 +121,10 @@ def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, s
     max_conditions : int or None, default None
     mlrl_compatible : bool, default False
         Follow mlrl-boomer 0.12.3's search, including the boundary it skips, its bookkeeping of
-        sums, its order of equal values, its nominal search (the order of its C++ library's
-        std::sort and std::unordered_map) and its search of sparse matrices
-        (specs/boosted-rules.md §4.2-4.4, §4.7).
+        sums and counts, its order of equal values, of nominal values and of missing values
+        (its C++ library's std::sort, std::unordered_map and std::unordered_set), and its
+        search of sparse matrices, which it densifies unless that takes more memory
+        (specs/boosted-rules.md §4.2-4.4, §4.7-4.8).
         Nominal values must then be int32 integers.
     engine : {"fast", "reference"}, default "fast"
     random_state : int or None, default None
@@ -190,8 +191,8 @@ def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, s
     data = _training_data(X, given["nominal_features"] or ())
     if data.n_examples == 0:
         raise ValueError("fit_boosted_rules: X has no rows; at least one example is needed.")
-    mlrl_sparse = data.sparse and given["mlrl_compatible"]
-    if mlrl_sparse:                 # mlrl-boomer's sparse search, on the dense columns
+    mlrl_sparse = data.sparse and given["mlrl_compatible"] and _mlrl_keeps_sparse(X)
+    if data.sparse and given["mlrl_compatible"]:    # mlrl-boomer's search, on dense columns
         data = data.densified()
     if given["mlrl_compatible"]:
         _check_int32_codes(data)
@@ -204,6 +205,14 @@ def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, s
     with interruptible():
         total = Budget(given["time_limit"], memory_cap(given["max_memory"]), parent=budget)
         return _assemble(data, targets, names, given, total, mlrl_sparse)
+
+
+def _mlrl_keeps_sparse(X):
+    """Whether mlrl-boomer (``feature_format="auto"``) searches sparse ``X`` as a sparse
+    matrix: when its CSC form (a 4-byte value and row index per stored entry, a 4-byte
+    pointer per column) takes less memory than the dense float32 matrix; else it densifies."""
+    n_examples, n_features = X.shape
+    return 8 * X.nnz + 4 * n_features < 4 * n_examples * n_features
 
 
 def _training_data(X, nominal):

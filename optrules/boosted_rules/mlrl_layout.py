@@ -15,6 +15,9 @@ implementation; mlrl-boomer's Linux wheels use GCC's libstdc++, which this modul
   search (Rapp et al. 2023, §3.3.2): its examples are never summed. A feature with exactly
   two values is a binary vector: the less frequent value (the first in map order on a tie)
   is searched, the other is the majority value.
+* **Missing values** (``feature_vector_decorator.hpp``): each feature's examples without a
+  value are a ``std::unordered_set<uint32>``; a rule subtracts their statistics from its sums
+  in that set's order (:class:`MissingOrder`).
 
 ``tests/data/libstdcxx_orders.json`` holds orders observed with libstdc++ 12 (GCC 12.2).
 """
@@ -24,7 +27,7 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = ["std_sort_order", "NominalLayout", "nominal_layout", "unordered_map_order",
-           "closes_feature"]
+           "closes_feature", "MissingOrder"]
 
 #: libstdc++'s bucket counts as a ``std::unordered_map`` grows (``_Prime_rehash_policy``, load
 #: factor 1): 13 buckets from the first element on, the next count once an element would exceed
@@ -156,7 +159,8 @@ _BEFORE_BEGIN = object()        # the list's sentinel, which libstdc++ calls _M_
 
 def unordered_map_order(keys):
     """The iteration order of libstdc++'s ``std::unordered_map<int32, T>`` after emplacing the
-    distinct int32 ``keys`` in the order given.
+    distinct int32 ``keys`` in the order given (and of its ``std::unordered_set<uint32>``
+    after inserting them: the same hash table).
 
     A new key goes to the front of its bucket's run of the list, or to the front of the list
     when its bucket is empty; growing the buckets relinks the list front to back the same way.
@@ -269,3 +273,61 @@ def closes_feature(layout, condition):
     ``x == v`` and after ``x != majority`` (which covers every value searched) it keeps no
     value of the feature; after ``x != v`` for another value it keeps the other values."""
     return condition.operator == "==" or condition.threshold == layout.majority
+
+
+class MissingOrder:
+    """The order in which mlrl-boomer 0.12.3 visits a rule's covered examples that miss a
+    feature's value, per feature of dense ``columns`` (float32, NaN missing).
+
+    Each feature vector keeps its missing examples in a ``std::unordered_set<uint32>``,
+    filled in example order. Each rule filters the vectors it searches by its coverage: the
+    first time a rule with conditions searches a feature, the set is rebuilt from the covered
+    ones, inserted in the original set's order; later filters erase examples, which keeps the
+    others' order (``createFilteredFeatureVectorDecorator``). Erasing and rebuilding were
+    checked against libstdc++ (``tests/data/libstdcxx_orders.json``).
+
+    Examples
+    --------
+    >>> column = np.full(30, np.nan, dtype=np.float32)
+    >>> order = MissingOrder([column]).for_rule()
+    >>> order.of(0, np.ones(30, dtype=bool), has_conditions=False)[:4].tolist()
+    [29, 12, 11, 10]
+    >>> covered = np.arange(30) % 2 == 0
+    >>> order.of(0, covered, has_conditions=True)[:4].tolist()
+    [28, 26, 12, 10]
+    """
+
+    def __init__(self, columns):
+        self._original = {}
+        for feature, column in enumerate(columns):
+            missing = np.flatnonzero(np.isnan(column))
+            if len(missing):
+                self._original[feature] = np.array(unordered_map_order(missing.tolist()),
+                                                   dtype=np.int64)
+
+    def for_rule(self):
+        """The orders of one rule (mlrl-boomer filters its vectors anew for each rule)."""
+        return _RuleMissingOrder(self._original)
+
+
+class _RuleMissingOrder:
+    """:class:`MissingOrder` within one rule: :meth:`of` gives the covered examples missing a
+    feature, in mlrl-boomer's order."""
+
+    def __init__(self, original):
+        self._original, self._rebuilt = original, {}
+
+    def of(self, feature, covered, has_conditions):
+        """The examples of mask ``covered`` that miss ``feature``, in mlrl-boomer's order;
+        ``has_conditions``: whether the rule has a condition yet (before its first, the
+        unfiltered vector is searched)."""
+        original = self._original.get(feature)
+        if original is None:
+            return np.empty(0, dtype=np.int64)
+        if not has_conditions:
+            return original[covered[original]]
+        if feature not in self._rebuilt:                    # the first filter: a new set
+            self._rebuilt[feature] = np.array(unordered_map_order(
+                original[covered[original]].tolist()), dtype=np.int64)
+        rebuilt = self._rebuilt[feature]
+        return rebuilt[covered[rebuilt]]                    # later ones: erased

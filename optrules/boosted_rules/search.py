@@ -3,12 +3,15 @@ float32 arithmetic of thresholds (``specs/boosted-rules.md`` §4)."""
 
 from dataclasses import dataclass
 
+from typing import NamedTuple
+
 import numpy as np
 
 from optrules.boosted_rules.heads import (binned_linear_system_heads, complete_heads,
                                           linear_system_heads)
 
-__all__ = ["SearchConfig", "Refinement", "FoundRule", "is_equal", "differ", "midpoint"]
+__all__ = ["SearchConfig", "MlrlRule", "Refinement", "FoundRule", "is_equal", "differ",
+           "interval_closes", "midpoint"]
 
 _EPSILON = float(np.finfo(np.float32).eps)
 
@@ -65,6 +68,18 @@ class SearchConfig:
                                           self.label_binning)
 
 
+class MlrlRule(NamedTuple):
+    """mlrl-boomer's bookkeeping of a rule as it grows (``mlrl_compatible``, specs §4.8): the
+    sums of its coverage (``totals``, per engine), its ``count`` (that of its last
+    condition's candidate), the feature of its last condition (None before the first), and
+    the order of its covered examples missing each feature (``missing.of``)."""
+
+    totals: object
+    count: int
+    last_feature: int | None
+    missing: object
+
+
 @dataclass(frozen=True, eq=False)
 class Refinement:
     """The best condition found for a rule so far, with the head and coverage it gives."""
@@ -75,6 +90,8 @@ class Refinement:
     scores: np.ndarray
     covered: np.ndarray
     rule_totals: tuple | None = None        # (Σg, Σh) of the coverage, mlrl-boomer's way
+    count: int | None = None                # mlrl-boomer's count of the coverage
+    closes: bool = False                    # mlrl-boomer searches the feature no more
 
 
 @dataclass(frozen=True, eq=False)
@@ -102,6 +119,17 @@ def differ(a, b):
         difference = np.abs(a - b).astype(np.float64)
         scale = np.maximum(1.0, np.maximum(np.abs(a), np.abs(b)).astype(np.float64))
         return ~(difference <= _EPSILON * scale)
+
+
+def interval_closes(vector, start, stop, sparse_flag):
+    """Whether mlrl-boomer 0.12.3 searches a numerical feature no more in the rule after a
+    condition on it keeps the positions [start, stop) of its ``vector`` (the sorted values it
+    searched): unless the range is empty, it does search it again when the ``sparse`` flag is
+    set or when vector[start] and vector[stop - start - 1] are not ``is_equal``. (Sic: its
+    ``createFilteredNumericalFeatureVectorView`` takes the range's length less one as the
+    index of its last value.)"""
+    return not (stop > start and (sparse_flag or
+                                  not is_equal(vector[start], vector[stop - start - 1])))
 
 
 def midpoint(small, large):
