@@ -1,0 +1,42 @@
+"""Compressed rule ensembles (CRE), fast: optimal 1-D k-means of split points in O(k m log m).
+
+The same dynamic programme as :mod:`optrules.reference.cre`, with the same exact costs and
+the same least minimisers. The least minimising j of row l, B[l][i], never decreases with i
+(SS is a Monge array: SS(a, c) + SS(b, d) <= SS(a, d) + SS(b, c) for a <= b <= c <= d, and
+D[l-1][j-1] does not depend on i), so each row is solved by divide and conquer: B of the
+middle cell bounds the j of the cells left of it from above and of those right of it from
+below (the "loglinear" method of Ckmeans.1d.dp). The least minimiser of a cell lies in its
+range, so it is found there.
+"""
+
+from optrules.compressed_rules.clustering import Clustering, RunCosts
+from optrules.reference.cre import _backtrack
+
+__all__ = ["optimal_partitions"]
+
+
+def optimal_partitions(points, k_max):
+    """See :func:`optrules.reference.cre.optimal_partitions`."""
+    costs = RunCosts(points)
+    m = len(points.values)
+    k_max = min(k_max, m)
+    least = [[None] * (m + 1) for _ in range(k_max + 1)]
+    start = [[None] * (m + 1) for _ in range(k_max + 1)]
+    for i in range(1, m + 1):                  # one run: the values 1..i
+        least[1][i], start[1][i] = costs.cost(1, i), 1
+    for level in range(2, k_max + 1):
+        previous, row, row_start = least[level - 1], least[level], start[level]
+        pending = [(level, m, level, m)]          # cells i_low..i_high, their j in j_low..j_high
+        while pending:
+            i_low, i_high, j_low, j_high = pending.pop()
+            if i_low > i_high:
+                continue
+            i = (i_low + i_high) // 2
+            for j in range(j_low, min(i, j_high) + 1):
+                candidate = previous[j - 1] + costs.cost(j, i)
+                if row[i] is None or candidate < row[i]:
+                    row[i], row_start[i] = candidate, j
+            pending.append((i_low, i - 1, j_low, row_start[i]))
+            pending.append((i + 1, i_high, row_start[i], j_high))
+    return [Clustering(_backtrack(start, level, m), least[level][m])
+            for level in range(1, k_max + 1)]
