@@ -9,10 +9,12 @@ below (the "loglinear" method of Ckmeans.1d.dp). The least minimiser of a cell l
 range, so it is found there.
 """
 
+import numpy as np
+
 from optrules.compressed_rules.clustering import Clustering, RunCosts
 from optrules.reference.cre import _backtrack
 
-__all__ = ["optimal_partitions"]
+__all__ = ["optimal_partitions", "smooth_rule_matrix"]
 
 
 def optimal_partitions(points, k_max):
@@ -40,3 +42,30 @@ def optimal_partitions(points, k_max):
             pending.append((i + 1, i_high, row_start[i], j_high))
     return [Clustering(_backtrack(start, level, m), least[level][m])
             for level in range(1, k_max + 1)]
+
+
+def smooth_rule_matrix(X, rules, clusters):
+    """See :func:`optrules.reference.cre.smooth_rule_matrix`: each distinct soft condition is
+    evaluated on all rows at once (the cluster's weight from each row's place among its
+    sorted split points, ``np.searchsorted``), then each rule multiplies its conditions'
+    columns in the reference's order."""
+    X = np.asarray(X, dtype=np.float64)
+    columns = {}
+    for condition in {c for rule in rules for c in rule.conditions}:
+        cluster = clusters[condition.feature][condition.cluster]
+        # the weight of the split points >= x: a suffix sum over the sorted values
+        suffix = np.append(np.cumsum(cluster.weights[::-1])[::-1], 0)
+        values = X[:, condition.feature]
+        missing = np.isnan(values)
+        share = suffix[np.searchsorted(cluster.values, np.where(missing, 0.0, values),
+                                       side="left")] / cluster.size
+        if condition.operator == ">":
+            share = 1.0 - share
+        columns[condition] = np.where(missing, 0.0, share)
+    outputs = np.empty((len(X), len(rules)))
+    for h, rule in enumerate(rules):
+        product = np.ones(len(X))
+        for condition in rule.conditions:
+            product *= columns[condition]
+        outputs[:, h] = product
+    return outputs
