@@ -24,8 +24,8 @@ from typing import NamedTuple
 import numpy as np
 
 from optrules.boosted_rules.heads import single_output_heads
-from optrules.boosted_rules.mlrl_layout import (MissingOrder, closes_feature, nominal_layout,
-                                                std_sort_order)
+from optrules.boosted_rules.mlrl_layout import (MissingOrder, closes_feature, keeps_vector,
+                                                nominal_layout, std_sort_order)
 from optrules.boosted_rules.model import Condition
 from optrules.boosted_rules.search import (FoundRule, MlrlRule, Refinement, differ,
                                            interval_closes, midpoint)
@@ -131,6 +131,9 @@ class RuleInduction:
             if refinement.closes or feature in self.layouts and closes_feature(
                     self.layouts[feature], refinement.condition):
                 closed.add(feature)
+            if mlrl is not None:
+                mlrl.missing.after_condition(feature, covered, keeps_vector(
+                    self.layouts, refinement.condition))
             covered = refinement.covered
             if self.bins is None and not self.sparse:                               # §3.2.5
                 order = order[covered[order]].reshape(len(order), int(covered.sum()))
@@ -476,7 +479,8 @@ class RuleInduction:
         """mlrl-boomer's nominal search on one feature (``mlrl_compatible``; the reference's
         :func:`_mlrl_nominal_candidates`): (quality, feature, build) or None. Candidates:
         ``==``, ``!=`` of each searched value with covered examples, in the layout's order,
-        then ``!= majority``, ``== majority``."""
+        then ``!= majority``, ``== majority``; of a binary feature, ``== v`` and ``==
+        majority`` alone (the first two sums, the second as ``== majority``)."""
         layout, column = self.layouts[feature], self.data.values[feature]
         present = covered & ~np.isnan(column)
         bins = []
@@ -499,6 +503,8 @@ class RuleInduction:
             len(stats), -1), accumulated[:, None], (total - accumulated)[:, None]], axis=1)
         counts = np.concatenate([np.stack([n_equal, rule_count - n_equal], axis=1).ravel(),
                                  [n_accumulated, rule_count - n_accumulated]])
+        if layout.binary:
+            sums, counts = sums[:, :2], counts[:2]
         least = self._first_least(sums, bar, counts=counts)
         if least is None:
             return None
@@ -509,7 +515,7 @@ class RuleInduction:
             head, count = _head_at(heads, (j,)), int(counts[j])
             if j == 2 * len(bins):                                      # != majority
                 return "!=", layout.majority, minority, sums[:, j], None, head, count, False
-            if j == 2 * len(bins) + 1:                                  # == majority
+            if j == 2 * len(bins) + 1 or layout.binary and j == 1:     # == majority
                 return "==", layout.majority, np.flatnonzero(present & (
                     column == layout.majority)), sums[:, j], minority, head, count, False
             value, members = bins[j // 2]
@@ -662,7 +668,7 @@ def _numerical_phases(values, examples, stats, totals, mlrl_compatible, plain_in
     ``has_zero``). mlrl-boomer's way: ``rule_count`` is the rule's count and
     ``just_refined`` (r,) marks the feature of the rule's last condition."""
     r, m = values.shape
-    if m < 2:
+    if m == 0:
         return []
     stat = stats[:, examples]                                       # (C, r, m)
     present = ~np.isnan(values)

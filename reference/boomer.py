@@ -34,8 +34,8 @@ from typing import NamedTuple
 import numpy as np
 
 from optrules.boosted_rules.heads import single_output_heads
-from optrules.boosted_rules.mlrl_layout import (MissingOrder, closes_feature, nominal_layout,
-                                                std_sort_order)
+from optrules.boosted_rules.mlrl_layout import (MissingOrder, closes_feature, keeps_vector,
+                                                nominal_layout, std_sort_order)
 from optrules.boosted_rules.model import Condition
 from optrules.boosted_rules.search import (FoundRule, MlrlRule, Refinement, interval_closes,
                                            is_equal, midpoint)
@@ -114,6 +114,9 @@ class RuleInduction:
             if refinement.closes or feature in self.layouts and closes_feature(
                     self.layouts[feature], refinement.condition):
                 closed.add(feature)
+            if mlrl is not None:
+                mlrl.missing.after_condition(feature, covered, keeps_vector(
+                    self.layouts, refinement.condition))
             covered = refinement.covered
             if self.config.head == "single":      # the first condition fixes the head's output
                 outputs = refinement.outputs
@@ -438,6 +441,15 @@ def _mlrl_nominal_candidates(layout, values, covered, weights, gradients, hessia
         members = np.flatnonzero(present & (values == value))
         if len(members):
             bins.append((value, members[::-1] if layout.descending else members))
+    if layout.binary:               # x == v, then x == majority: the rest, no !=
+        for value, members in bins:
+            sum_g, sum_h = _weighted_sum(members, gradients, hessians, weights)
+            n_covered = int((weights[members] > 0).sum())
+            yield Candidate("==", value, members, sum_g, sum_h, count=n_covered)
+            yield Candidate("==", layout.majority, np.flatnonzero(
+                present & (values == layout.majority)), total_g - sum_g, total_h - sum_h,
+                members, n_reported - n_covered)
+        return
     accumulated_g, accumulated_h = np.zeros_like(total_g), np.zeros_like(total_h)
     n_accumulated = 0
     for value, members in bins:

@@ -27,7 +27,7 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = ["std_sort_order", "NominalLayout", "nominal_layout", "unordered_map_order",
-           "closes_feature", "MissingOrder"]
+           "closes_feature", "keeps_vector", "MissingOrder"]
 
 #: libstdc++'s bucket counts as a ``std::unordered_map`` grows (``_Prime_rehash_policy``, load
 #: factor 1): 13 buckets from the first element on, the next count once an element would exceed
@@ -227,6 +227,13 @@ class NominalLayout(NamedTuple):
     majority: object
     descending: bool
 
+    @property
+    def binary(self):
+        """Whether mlrl-boomer searches the feature as a binary vector (two values, or one
+        stored value and the zeros): ``x == v`` of the one searched value, then ``x ==
+        majority`` (``feature_based_search_binary.hpp``), no ``!=``."""
+        return self.majority is not None and not self.descending
+
 
 def nominal_layout(column, sparse=False):
     """The :class:`NominalLayout` of a dense nominal ``column`` (float32, NaN missing) whose
@@ -275,6 +282,15 @@ def closes_feature(layout, condition):
     return condition.operator == "==" or condition.threshold == layout.majority
 
 
+
+def keeps_vector(layouts, condition):
+    """Whether mlrl-boomer keeps the vector of ``condition``'s feature, missing examples and
+    all, after it (``layouts``: the nominal features' :class:`NominalLayout` s): after a
+    nominal ``x != v`` for a searched value v (its interval filter reuses the vector)."""
+    layout = layouts.get(condition.feature)
+    return layout is not None and not closes_feature(layout, condition)
+
+
 class MissingOrder:
     """The order in which mlrl-boomer 0.12.3 visits a rule's covered examples that miss a
     feature's value, per feature of dense ``columns`` (float32, NaN missing).
@@ -316,11 +332,23 @@ class _RuleMissingOrder:
 
     def __init__(self, original):
         self._original, self._rebuilt = original, {}
+        self._kept = {}          # feature -> the coverage its vector was last filtered by
+
+    def after_condition(self, feature, covered_before, keeps_vector):
+        """The rule's newest condition is on ``feature``, which covered ``covered_before``.
+        Every other feature's vector is filtered by the new coverage when next searched;
+        ``feature``'s vector is replaced by the condition's range, which, after a nominal
+        ``x != v`` (``keeps_vector``), still holds the missing examples it held (mlrl-boomer
+        then subtracts them again) until a condition on another feature is added."""
+        kept = self._kept.get(feature, covered_before) if keeps_vector else None
+        self._kept = {} if kept is None else {feature: kept}
 
     def of(self, feature, covered, has_conditions):
         """The examples of mask ``covered`` that miss ``feature``, in mlrl-boomer's order;
         ``has_conditions``: whether the rule has a condition yet (before its first, the
-        unfiltered vector is searched)."""
+        unfiltered vector is searched). A vector :meth:`after_condition` kept is not filtered
+        by ``covered``."""
+        covered = self._kept.get(feature, covered)
         original = self._original.get(feature)
         if original is None:
             return np.empty(0, dtype=np.int64)
