@@ -7,7 +7,7 @@ Run by hand (in the optrules environment with its test extra, for scikit-learn):
         [--sampling on off] [--search dense histogram] [--engine fast]
         [--mlrl /work/boomer-venv/bin/python]
     python benchmarks/boosted_rules.py --write-fixture [--mlrl PYTHON]
-    python benchmarks/boosted_rules.py --write-small-sparse-fixture [--mlrl PYTHON]
+    python benchmarks/boosted_rules.py --write-small-fixtures [--mlrl PYTHON]
 
 For every dataset and feature-sampling setting it prints the fit seconds of each tool (median
 of ``--repeats`` fits in one child process each) and the ratio optrules / mlrl-boomer, then how
@@ -27,11 +27,14 @@ mlrl-boomer lives in its own environment (never a dependency of optrules)::
 ``--write-fixture`` writes ``tests/data/mlrl_boomer_breast_cancer.json``: the first rules
 mlrl-boomer learns with sampling off on breast cancer and on its variants with missing values
 and nominal features (``FIXTURE_RULES`` of each, with the values the variants change), which
-``tests/test_boosted_rules.py`` compares with optrules' rules. ``--write-small-sparse-fixture``
-writes ``tests/data/mlrl_boomer_small_sparse.json``: the first rules mlrl-boomer learns on
-``SMALL_SPARSE_CASES`` small random CSC matrices (:func:`small_sparse_cases`: 8-39 examples, 1-3
-features of varied density, values to 0 or 1 decimal, some missing), which exercise its sparse
-search, its choice of a dense matrix for a dense enough one, and its bookkeeping of counts.
+``tests/test_boosted_rules.py`` compares with optrules' rules. ``--write-small-fixtures``
+writes ``tests/data/mlrl_boomer_small_sparse.json`` and ``..._small_nominal.json``: the first
+rules mlrl-boomer learns on ``SMALL_CASES`` small random problems each:
+:func:`small_sparse_cases` (CSC matrices of 8-39 examples, 1-3 features of varied density,
+values to 0 or 1 decimal, some missing: its sparse search, its choice of a dense matrix for a
+dense enough one, its bookkeeping of counts) and :func:`small_nominal_cases` (dense, nominal
+features of 2-5 integer codes, binary ones among them, beside numerical ones, some missing:
+its nominal and binary searches and its bookkeeping of missing values).
 
 Datasets: scikit-learn's breast cancer (569 x 30), and ``synthetic``: 20 000 x 50 standard
 normal features, labels from a logistic model of 5 features and two interactions (seed 0).
@@ -57,9 +60,8 @@ FIXTURE = ROOT / "tests" / "data" / "mlrl_boomer_breast_cancer.json"
 #: agree with mlrl-boomer's; on sparse-small the 14th differs, specs §7).
 FIXTURE_RULES = {"breast": 300, "breast-missing": 300, "breast-nominal": 300,
                  "sparse-small": 300}
-SMALL_SPARSE_FIXTURE = ROOT / "tests" / "data" / "mlrl_boomer_small_sparse.json"
-#: How many small random CSC matrices that fixture holds, and rules after the default rule.
-SMALL_SPARSE_CASES, SMALL_SPARSE_RULES = 120, 6
+#: How many small random problems each small fixture holds, and rules after the default rule.
+SMALL_CASES, SMALL_RULES = 120, 6
 
 #: mlrl-boomer's settings that switch off everything but the rule search itself.
 MLRL_OFF = dict(instance_sampling="none", output_sampling="none", holdout="none",
@@ -181,7 +183,9 @@ cases, settings = json.load(sys.stdin), json.loads(sys.argv[1])
 for case in cases:
     X = np.array(case["X"], dtype=float)
     model = BoomerClassifier(**settings)
-    model.fit(scipy.sparse.csc_matrix(X), np.array(case["y"]))
+    kwargs = {"nominal_feature_indices": case["nominal"]} if case.get("nominal") else {}
+    model.fit(scipy.sparse.csc_matrix(X) if case.get("sparse", True) else X,
+              np.array(case["y"]), **kwargs)
     case["rules"] = [{"conditions": sorted([int(c.feature_index), str(c.comparator),
                                             float(c.threshold)] for c in rule.body),
                       "head": {int(p.output_index): float(p.value) for p in rule.head}}
@@ -212,20 +216,53 @@ def small_sparse_cases(n_cases, seed=2026):
     return cases
 
 
-def write_small_sparse_fixture(python):
-    settings = dict(MLRL_OFF, max_rules=SMALL_SPARSE_RULES + 1, feature_sampling="none")
-    cases = json.dumps(small_sparse_cases(SMALL_SPARSE_CASES))
-    output = subprocess.run([python, "-c", MLRL_CASES_CHILD, json.dumps(settings)],
-                            input=cases, check=True, capture_output=True, text=True)
-    fixture = {"source": "mlrl-boomer 0.12.3, BoomerClassifier(max_rules="
-                         f"{SMALL_SPARSE_RULES + 1}, head_type='single', statistic_type="
-                         "'64-bit', every sampling, binning, pruning, post-optimisation and "
-                         "parallelism off) on scipy.sparse.csc_matrix(X) (null: NaN, missing) "
-                         "and y of benchmarks/boosted_rules.py's small_sparse_cases; "
-                         "conditions sorted",
-               "cases": json.loads(output.stdout)}
-    SMALL_SPARSE_FIXTURE.write_text(json.dumps(fixture, separators=(",", ":")) + "\n")
-    print(f"wrote {SMALL_SPARSE_FIXTURE} ({SMALL_SPARSE_CASES} cases)")
+def small_nominal_cases(n_cases, seed=2027):
+    """``n_cases`` small random binary problems with nominal features, dense: dict of X (rows,
+    None missing), y and the nominal feature indices."""
+    rng = np.random.default_rng(seed)
+    cases = []
+    for _ in range(n_cases):
+        n, f = int(rng.integers(8, 40)), int(rng.integers(1, 4))
+        X, nominal = np.zeros((n, f)), []
+        for j in range(f):
+            if rng.random() < 0.7:
+                low = int(rng.integers(-2, 2))
+                X[:, j] = rng.integers(low, low + int(rng.integers(2, 6)), size=n)
+                nominal.append(j)
+            else:
+                X[:, j] = np.round(rng.uniform(-2, 3, n), 1)
+            if rng.random() < 0.4:
+                X[rng.random(n) < rng.uniform(0.05, 0.25), j] = np.nan
+        y = (rng.random(n) < 1 / (1 + np.exp(-np.nan_to_num(X[:, 0]) + 1))).astype(int)
+        y[0] = 1 - y[0] if y.min() == y.max() else y[0]
+        cases.append({"X": [[None if np.isnan(v) else v for v in row] for row in X.tolist()],
+                      "y": y.tolist(), "nominal": nominal, "sparse": False})
+    return cases
+
+
+#: The small fixtures: file, generator, and how the generator's X is given to both tools.
+SMALL_FIXTURES = {
+    "sparse": (ROOT / "tests" / "data" / "mlrl_boomer_small_sparse.json", small_sparse_cases,
+               "scipy.sparse.csc_matrix(X) (null: NaN, missing)"),
+    "nominal": (ROOT / "tests" / "data" / "mlrl_boomer_small_nominal.json",
+                small_nominal_cases, "X (null: NaN, missing) with nominal_feature_indices"),
+}
+
+
+def write_small_fixtures(python):
+    settings = dict(MLRL_OFF, max_rules=SMALL_RULES + 1, feature_sampling="none")
+    for name, (path, generate, given) in SMALL_FIXTURES.items():
+        cases = json.dumps(generate(SMALL_CASES))
+        output = subprocess.run([python, "-c", MLRL_CASES_CHILD, json.dumps(settings)],
+                                input=cases, check=True, capture_output=True, text=True)
+        fixture = {"source": "mlrl-boomer 0.12.3, BoomerClassifier(max_rules="
+                             f"{SMALL_RULES + 1}, head_type='single', statistic_type="
+                             "'64-bit', every sampling, binning, pruning, post-optimisation and "
+                             f"parallelism off) on {given} and y of benchmarks/boosted_rules.py's "
+                             f"{generate.__name__}; conditions sorted",
+                   "cases": json.loads(output.stdout)}
+        path.write_text(json.dumps(fixture, separators=(",", ":")) + "\n")
+        print(f"wrote {path} ({SMALL_CASES} cases)")
 
 
 def write_fixture(python):
@@ -275,13 +312,13 @@ def main():
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--mlrl", metavar="PYTHON", help="python of mlrl-boomer's environment")
     parser.add_argument("--write-fixture", action="store_true")
-    parser.add_argument("--write-small-sparse-fixture", action="store_true")
+    parser.add_argument("--write-small-fixtures", action="store_true")
     args = parser.parse_args()
     if args.write_fixture:
         write_fixture(args.mlrl or sys.executable)
         return
-    if args.write_small_sparse_fixture:
-        write_small_sparse_fixture(args.mlrl or sys.executable)
+    if args.write_small_fixtures:
+        write_small_fixtures(args.mlrl or sys.executable)
         return
     print(f"{'data':10} {'search':9} {'sampling':8} {'rules':>6} {'optrules s':>10} "
           f"{'mlrl s':>8} {'ratio':>6} {'same first rules':>16}")

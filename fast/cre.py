@@ -12,9 +12,9 @@ range, so it is found there.
 import numpy as np
 
 from optrules.compressed_rules.clustering import Clustering, RunCosts
-from optrules.reference.cre import _backtrack
+from optrules.reference.cre import _backtrack, _null_intercept, _working_response
 
-__all__ = ["optimal_partitions", "smooth_rule_matrix"]
+__all__ = ["optimal_partitions", "smooth_rule_matrix", "lasso_path"]
 
 
 def optimal_partitions(points, k_max):
@@ -69,3 +69,71 @@ def smooth_rule_matrix(X, rules, clusters):
             product *= columns[condition]
         outputs[:, h] = product
     return outputs
+
+
+def lasso_path(X, y, loss, lambdas, tol=1e-20, max_sweeps=100_000):
+    """See :func:`optrules.reference.cre.lasso_path`: the same problems, solved with
+    glmnet's active sets and covariance updates. For each weighted least-squares problem the
+    intercept is eliminated (the columns and the working response centred with the weights),
+    the gradient of every coefficient is one matrix-vector product, coefficients whose
+    gradient exceeds λ join the active set, and coordinate descent runs over the active set
+    with its Gram matrix, until no gradient outside it exceeds λ."""
+    X, y = np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    n, p = X.shape
+    intercept, beta = _null_intercept(y, loss), np.zeros(p)
+    intercepts, coefficients = [], []
+    for lam in lambdas:
+        while True:                                    # IRLS (one step for squared loss)
+            w, z = _working_response(intercept + X @ beta, y, loss)
+            new_intercept, new_beta = _weighted_lasso(X, z, w, lam, beta.copy(), tol,
+                                                      max_sweeps)
+            change = max(abs(new_intercept - intercept),
+                         float(np.abs(new_beta - beta).max()) if p else 0.0)
+            intercept, beta = new_intercept, new_beta
+            if loss == "squared" or change ** 2 < tol:
+                break
+        intercepts.append(intercept)
+        coefficients.append(beta.copy())
+    return np.array(intercepts), np.array(coefficients).reshape(len(coefficients), p)
+
+
+def _weighted_lasso(X, z, w, lam, beta, tol, max_sweeps):
+    """(b, β) minimising (1/2n) Σ w (z − b − Xβ)² + λ|β|₁, from β: descent over the active
+    set, then every coefficient outside it whose gradient exceeds λ joins it, until none."""
+    n = len(z)
+    mean_x, mean_z = (w @ X) / w.sum(), (w @ z) / w.sum()
+    active = np.flatnonzero(beta)
+    while True:
+        if len(active):
+            _active_descent(X, z, w, mean_x, mean_z, lam, beta, active, tol, max_sweeps)
+        residual = w * (z - mean_z - (X - mean_x) @ beta)
+        gradient = (X.T @ residual - mean_x * residual.sum()) / n      # X̃ᵀ W r / n
+        outside = np.ones(len(beta), dtype=bool)
+        outside[active] = False
+        joining = np.flatnonzero(outside & (np.abs(gradient) > lam))
+        if not len(joining):
+            return float(mean_z - mean_x @ beta), beta
+        active = np.union1d(active, joining)
+
+
+def _active_descent(X, z, w, mean_x, mean_z, lam, beta, active, tol, max_sweeps):
+    """Coordinate descent over the ``active`` coefficients of ``beta`` (in place) with their
+    weighted centred Gram matrix, until a sweep moves none by more than ``tol``."""
+    centred = X[:, active] - mean_x[active]
+    gram = (centred.T * w) @ centred / len(z)
+    target = (centred.T @ (w * (z - mean_z))) / len(z)
+    values = beta[active]
+    for _ in range(max_sweeps):
+        largest = 0.0
+        for k in range(len(active)):
+            v = gram[k, k]
+            if v == 0.0:
+                continue
+            u = target[k] - gram[k] @ values + v * values[k]
+            new = np.sign(u) * max(abs(u) - lam, 0.0) / v
+            if new != values[k]:
+                largest = max(largest, v * (new - values[k]) ** 2)
+                values[k] = new
+        if largest < tol:
+            break
+    beta[active] = values

@@ -952,17 +952,23 @@ def test_mlrl_boomer_rules_on_breast_cancer(engine, dataset):
 
 
 @pytest.mark.parametrize("engine", sorted(ENGINES))
-def test_mlrl_boomer_rules_on_small_sparse_matrices(engine):
+@pytest.mark.parametrize("fixture", ["small_sparse", "small_nominal"])
+def test_mlrl_boomer_rules_on_small_random_problems(engine, fixture):
     """The first rules mlrl-boomer 0.12.3 learns on 120 small random CSC matrices with missing
-    values (tests/data/mlrl_boomer_small_sparse.json, written by ``benchmarks/boosted_rules.py
-    --write-small-sparse-fixture``): same conditions and thresholds, heads bit for bit. Among
-    them: matrices mlrl-boomer densifies (specs §4.7), conditions whose count is not their
-    coverage's, vectors its interval filter ends, and missing values in its order (§4.8)."""
-    fixture = json.loads((FIXTURES / "mlrl_boomer_small_sparse.json").read_text())
-    for i, case in enumerate(fixture["cases"]):
-        X = scipy.sparse.csc_matrix(np.array(case["X"], dtype=float))
+    values, and on 120 small dense problems with nominal features (binary ones among them)
+    and missing values (tests/data/mlrl_boomer_small_*.json, written by
+    ``benchmarks/boosted_rules.py --write-small-fixtures``): same conditions and thresholds,
+    heads bit for bit. Among them: matrices mlrl-boomer densifies (specs §4.7), conditions
+    whose count is not their coverage's, vectors its interval filter ends, missing values in
+    its order and subtracted again after a nominal ``!=`` (§4.8), binary features (§4.4)."""
+    cases = json.loads((FIXTURES / f"mlrl_boomer_{fixture}.json").read_text())["cases"]
+    for i, case in enumerate(cases):
+        X = np.array(case["X"], dtype=float)
+        if case.get("sparse", True):
+            X = scipy.sparse.csc_matrix(X)
         model = fit_boosted_rules(X, case["y"], max_rules=len(case["rules"]) - 1,
-                                  feature_sampling=False, mlrl_compatible=True, engine=engine)
+                                  feature_sampling=False, mlrl_compatible=True, engine=engine,
+                                  nominal_features=case.get("nominal") or None)
         assert [sorted([c.feature, c.operator, c.threshold] for c in rule.conditions)
                 for rule in model.rules] == [rule["conditions"] for rule in case["rules"]], i
         for ours, theirs in zip(model.rules, case["rules"]):

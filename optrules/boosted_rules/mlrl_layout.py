@@ -332,24 +332,35 @@ class _RuleMissingOrder:
 
     def __init__(self, original):
         self._original, self._rebuilt = original, {}
-        self._kept = {}          # feature -> the coverage its vector was last filtered by
+        # feature -> the coverage its kept vector's set was last filtered by (None: empty)
+        self._kept = {}
+        self._n_conditions = 0
 
     def after_condition(self, feature, covered_before, keeps_vector):
         """The rule's newest condition is on ``feature``, which covered ``covered_before``.
-        Every other feature's vector is filtered by the new coverage when next searched;
-        ``feature``'s vector is replaced by the condition's range, which, after a nominal
-        ``x != v`` (``keeps_vector``), still holds the missing examples it held (mlrl-boomer
-        then subtracts them again) until a condition on another feature is added."""
-        kept = self._kept.get(feature, covered_before) if keeps_vector else None
-        self._kept = {} if kept is None else {feature: kept}
+        Every other feature's vector is filtered by the new coverage when next searched.
+        ``feature``'s vector becomes the condition's range; after a nominal ``x != v``
+        (``keeps_vector``) mlrl-boomer builds it from the vector it searched, which keeps that
+        vector's missing examples (so they are subtracted again) if the rule had filtered it
+        (a condition before), and holds none if not (a new vector's copy starts empty), until
+        a condition on another feature is added."""
+        if keeps_vector:
+            kept = self._kept.get(feature, covered_before if self._n_conditions else None)
+            self._kept = {feature: kept}
+        else:
+            self._kept = {}
+        self._n_conditions += 1
 
     def of(self, feature, covered, has_conditions):
         """The examples of mask ``covered`` that miss ``feature``, in mlrl-boomer's order;
         ``has_conditions``: whether the rule has a condition yet (before its first, the
         unfiltered vector is searched). A vector :meth:`after_condition` kept is not filtered
         by ``covered``."""
-        covered = self._kept.get(feature, covered)
         original = self._original.get(feature)
+        if feature in self._kept:
+            if self._kept[feature] is None:
+                return np.empty(0, dtype=np.int64)
+            covered = self._kept[feature]
         if original is None:
             return np.empty(0, dtype=np.int64)
         if not has_conditions:
