@@ -12,6 +12,8 @@ range, so it is found there.
 import numpy as np
 
 from optrules.compressed_rules.clustering import Clustering, RunCosts
+from optrules.compressed_rules.glm import (FIT_TOLERANCE, damped_step, deviance,
+                                           kkt_violation, path_ends, warn_not_converged)
 from optrules.reference.cre import _backtrack, _null_intercept, _working_response
 
 __all__ = ["optimal_partitions", "smooth_rule_matrix", "lasso_path"]
@@ -71,7 +73,7 @@ def smooth_rule_matrix(X, rules, clusters):
     return outputs
 
 
-def lasso_path(X, y, loss, lambdas, tol=1e-20, max_sweeps=100_000):
+def lasso_path(X, y, loss, lambdas, max_steps=100, max_sweeps=10_000):
     """See :func:`optrules.reference.cre.lasso_path`: the same problems, solved with
     glmnet's active sets and covariance updates. For each weighted least-squares problem the
     intercept is eliminated (the columns and the working response centred with the weights),
@@ -81,23 +83,27 @@ def lasso_path(X, y, loss, lambdas, tol=1e-20, max_sweeps=100_000):
     X, y = np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)
     n, p = X.shape
     intercept, beta = _null_intercept(y, loss), np.zeros(p)
-    intercepts, coefficients = [], []
+    null_deviance = deviance(y, np.full(len(y), intercept), loss)
+    intercepts, coefficients, deviances = [], [], []
     for lam in lambdas:
-        while True:                                    # IRLS (one step for squared loss)
+        for _ in range(max_steps):                     # IRLS (one step for squared loss)
             w, z = _working_response(intercept + X @ beta, y, loss)
-            new_intercept, new_beta = _weighted_lasso(X, z, w, lam, beta.copy(), tol,
-                                                      max_sweeps)
-            change = max(abs(new_intercept - intercept),
-                         float(np.abs(new_beta - beta).max()) if p else 0.0)
-            intercept, beta = new_intercept, new_beta
-            if loss == "squared" or change ** 2 < tol:
+            step = _weighted_lasso(X, z, w, lam, beta.copy(), max_sweeps)
+            intercept, beta = step if loss == "squared" else \
+                damped_step(X, y, loss, lam, (intercept, beta), step)
+            if kkt_violation(X, y, intercept, beta, lam, loss) < FIT_TOLERANCE:
                 break
+        else:
+            warn_not_converged(X, y, intercept, beta, lam, loss, max_steps)
         intercepts.append(intercept)
         coefficients.append(beta.copy())
+        deviances.append(deviance(y, intercept + X @ beta, loss))
+        if path_ends(deviances, null_deviance):
+            break
     return np.array(intercepts), np.array(coefficients).reshape(len(coefficients), p)
 
 
-def _weighted_lasso(X, z, w, lam, beta, tol, max_sweeps):
+def _weighted_lasso(X, z, w, lam, beta, max_sweeps):
     """(b, β) minimising (1/2n) Σ w (z − b − Xβ)² + λ|β|₁, from β: descent over the active
     set, then every coefficient outside it whose gradient exceeds λ joins it, until none."""
     n = len(z)
@@ -105,7 +111,7 @@ def _weighted_lasso(X, z, w, lam, beta, tol, max_sweeps):
     active = np.flatnonzero(beta)
     while True:
         if len(active):
-            _active_descent(X, z, w, mean_x, mean_z, lam, beta, active, tol, max_sweeps)
+            _active_descent(X, z, w, mean_x, mean_z, lam, beta, active, max_sweeps)
         residual = w * (z - mean_z - (X - mean_x) @ beta)
         gradient = (X.T @ residual - mean_x * residual.sum()) / n      # X̃ᵀ W r / n
         outside = np.ones(len(beta), dtype=bool)
@@ -116,14 +122,20 @@ def _weighted_lasso(X, z, w, lam, beta, tol, max_sweeps):
         active = np.union1d(active, joining)
 
 
-def _active_descent(X, z, w, mean_x, mean_z, lam, beta, active, tol, max_sweeps):
+def _active_descent(X, z, w, mean_x, mean_z, lam, beta, active, max_sweeps):
     """Coordinate descent over the ``active`` coefficients of ``beta`` (in place) with their
-    weighted centred Gram matrix, until a sweep moves none by more than ``tol``."""
+    weighted centred Gram matrix, until a sweep moves no gradient (v_k Δβ_k) by more than
+    FIT_TOLERANCE/100 (the reference's rule). Once a sweep
+    keeps every sign, the optimum for those signs solves G β = q − λ s on the nonzero ones
+    (one linear system); it ends the descent when its signs agree and the zero ones meet
+    their KKT condition, which spares the slow tail of coordinate descent on correlated
+    columns."""
     centred = X[:, active] - mean_x[active]
     gram = (centred.T * w) @ centred / len(z)
     target = (centred.T @ (w * (z - mean_z))) / len(z)
     values = beta[active]
     for _ in range(max_sweeps):
+        signs = np.sign(values)
         largest = 0.0
         for k in range(len(active)):
             v = gram[k, k]
@@ -132,8 +144,32 @@ def _active_descent(X, z, w, mean_x, mean_z, lam, beta, active, tol, max_sweeps)
             u = target[k] - gram[k] @ values + v * values[k]
             new = np.sign(u) * max(abs(u) - lam, 0.0) / v
             if new != values[k]:
-                largest = max(largest, v * (new - values[k]) ** 2)
+                largest = max(largest, v * abs(new - values[k]))
                 values[k] = new
-        if largest < tol:
+        if largest < FIT_TOLERANCE / 100:
+            break
+        if (np.sign(values) == signs).all() and _solve_signs(gram, target, lam, values):
             break
     beta[active] = values
+
+
+def _solve_signs(gram, target, lam, values):
+    """Replace ``values`` by the solution of the subproblem with their signs fixed, if it
+    keeps them and the zero coefficients stay optimal (|q_j − G_j β| <= λ); else keep them."""
+    nonzero = np.flatnonzero(values)
+    if not len(nonzero):
+        return False
+    signs = np.sign(values[nonzero])
+    try:
+        solved = np.linalg.solve(gram[np.ix_(nonzero, nonzero)], target[nonzero] - lam * signs)
+    except np.linalg.LinAlgError:
+        return False
+    if not (np.sign(solved) == signs).all():
+        return False
+    candidate = np.zeros_like(values)
+    candidate[nonzero] = solved
+    zero = np.setdiff1d(np.arange(len(values)), nonzero)
+    if len(zero) and (np.abs(target[zero] - gram[zero] @ candidate) > lam).any():
+        return False
+    values[:] = candidate
+    return True

@@ -23,6 +23,8 @@ References
 import numpy as np
 
 from optrules.compressed_rules.clustering import Clustering, RunCosts
+from optrules.compressed_rules.glm import (FIT_TOLERANCE, damped_step, deviance,
+                                           kkt_violation, path_ends, warn_not_converged)
 
 __all__ = ["optimal_partitions", "smooth_rule_matrix", "lasso_path"]
 
@@ -96,15 +98,22 @@ def _soft_condition(value, cluster, operator):
     return share if operator == "<=" else 1.0 - share
 
 
-def lasso_path(X, y, loss, lambdas, tol=1e-20, max_sweeps=100_000):
+def lasso_path(X, y, loss, lambdas, max_steps=100, max_sweeps=10_000):
     """The L1-regularised GLM (:mod:`optrules.compressed_rules.glm`) along ``lambdas``
-    (decreasing), each fit warm-started from the last: (intercepts (L,), coefficients (L, p)).
+    (decreasing), each fit warm-started from the last: (intercepts (L,), coefficients (L, p)),
+    L the number of λ before the path ends (:func:`~optrules.compressed_rules.glm.path_ends`).
 
     Coordinate descent (Friedman et al. 2010): the logistic loss by iteratively reweighted
-    least squares, each weighted least-squares problem by cyclic coordinate descent over the
+    least squares (each step damped by halving while it would raise the objective), each
+    weighted least-squares problem by cyclic coordinate descent over the
     intercept and every coefficient, β_j ← S(u_j, λ)/v_j with u_j the weighted covariance of
-    x_j and the partial residual, v_j = (1/n) Σ w x_j², S soft thresholding; a sweep ends
-    the problem when no coefficient moved by more than ``tol`` in v_j Δβ_j².
+    x_j and the partial residual, v_j = (1/n) Σ w x_j², S soft thresholding, until a sweep
+    moves no gradient (v_j Δβ_j) by more than FIT_TOLERANCE/100 (or after ``max_sweeps``).
+    A λ's fit ends when its KKT conditions hold to FIT_TOLERANCE; after ``max_steps``
+    reweightings without that, it ends with a
+    :class:`~optrules.compressed_rules.glm.ConvergenceWarning`. Plain coordinate
+    descent is slow on ill-conditioned problems (nearly separable classes at small λ); the
+    fast engine is not.
 
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [0.0, 0.0]])
     >>> b, beta = lasso_path(X, np.array([1.0, 0.0, 1.0, 0.0]), "squared", [0.0])
@@ -114,19 +123,23 @@ def lasso_path(X, y, loss, lambdas, tol=1e-20, max_sweeps=100_000):
     X, y = np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)
     n, p = X.shape
     intercept, beta = _null_intercept(y, loss), np.zeros(p)
-    intercepts, coefficients = [], []
+    null_deviance = deviance(y, np.full(len(y), intercept), loss)
+    intercepts, coefficients, deviances = [], [], []
     for lam in lambdas:
-        while True:                                    # IRLS (one step for squared loss)
+        for _ in range(max_steps):                     # IRLS (one step for squared loss)
             w, z = _working_response(intercept + X @ beta, y, loss)
-            new_intercept, new_beta = _weighted_lasso(X, z, w, lam, intercept, beta.copy(),
-                                                      tol, max_sweeps)
-            change = max(abs(new_intercept - intercept),
-                         float(np.abs(new_beta - beta).max()) if p else 0.0)
-            intercept, beta = new_intercept, new_beta
-            if loss == "squared" or change ** 2 < tol:
+            step = _weighted_lasso(X, z, w, lam, intercept, beta.copy(), max_sweeps)
+            intercept, beta = step if loss == "squared" else \
+                damped_step(X, y, loss, lam, (intercept, beta), step)
+            if kkt_violation(X, y, intercept, beta, lam, loss) < FIT_TOLERANCE:
                 break
+        else:
+            warn_not_converged(X, y, intercept, beta, lam, loss, max_steps)
         intercepts.append(intercept)
         coefficients.append(beta.copy())
+        deviances.append(deviance(y, intercept + X @ beta, loss))
+        if path_ends(deviances, null_deviance):
+            break
     return np.array(intercepts), np.array(coefficients).reshape(len(coefficients), p)
 
 
@@ -140,16 +153,17 @@ def _null_intercept(y, loss):
 
 def _working_response(eta, y, loss):
     """(weights w, working response z) of the quadratic approximation at η: (1, y) for the
-    squared loss; (p(1 − p), η + (y − p)/w) for the logistic loss, w at least 1e-5
-    (glmnet's floor)."""
+    squared loss; (p(1 − p), η + (y − p)/w) for the logistic loss, w at least 1e-12 (the
+    steps are damped where they would raise the objective, so saturated examples may take
+    full Newton steps, which glmnet's floor of 1e-5 slows down on nearly separable data)."""
     if loss == "squared":
         return np.ones(len(y)), y
-    prob = 1.0 / (1.0 + np.exp(-eta))
-    w = np.maximum(prob * (1.0 - prob), 1e-5)
+    prob = np.exp(-np.logaddexp(0.0, -eta))               # σ(η), without overflow
+    w = np.maximum(prob * (1.0 - prob), 1e-12)
     return w, eta + (y - prob) / w
 
 
-def _weighted_lasso(X, z, w, lam, intercept, beta, tol, max_sweeps):
+def _weighted_lasso(X, z, w, lam, intercept, beta, max_sweeps):
     """Cyclic coordinate descent on (1/2n) Σ w (z − b − Xβ)² + λ|β|₁ from (b, β)."""
     n, p = X.shape
     residual = z - intercept - X @ beta
@@ -158,7 +172,7 @@ def _weighted_lasso(X, z, w, lam, intercept, beta, tol, max_sweeps):
         shift = (w @ residual) / w.sum()                  # the intercept's exact minimiser
         intercept += shift
         residual -= shift
-        largest = max(largest, w.mean() * shift ** 2)
+        largest = max(largest, w.mean() * abs(shift))
         for j in range(p):
             column = X[:, j]
             v = (w * column * column).mean()
@@ -168,8 +182,8 @@ def _weighted_lasso(X, z, w, lam, intercept, beta, tol, max_sweeps):
             new = np.sign(u) * max(abs(u) - lam, 0.0) / v
             if new != beta[j]:
                 residual -= column * (new - beta[j])
-                largest = max(largest, v * (new - beta[j]) ** 2)
+                largest = max(largest, v * abs(new - beta[j]))
                 beta[j] = new
-        if largest < tol:
+        if largest < FIT_TOLERANCE / 100:       # no gradient moved by more than this
             break
     return intercept, beta

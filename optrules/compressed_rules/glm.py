@@ -13,11 +13,13 @@ decreasing λ sequence (:func:`lambda_sequence`) with warm starts; :func:`cross_
 """
 
 import math
+import warnings
 from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["LOSSES", "objective", "deviance", "gradient", "lambda_sequence", "fold_ids",
+__all__ = ["LOSSES", "FIT_TOLERANCE", "ConvergenceWarning", "warn_not_converged", "objective",
+           "deviance", "gradient", "damped_step", "kkt_violation", "lambda_sequence", "path_ends", "fold_ids",
            "choose_lambda", "LassoFit", "cross_validated_lasso"]
 
 LOSSES = ("squared", "logistic")
@@ -46,9 +48,53 @@ def gradient(X, y, intercept, coefficients, loss):
     """(∂/∂b, ∇_β) of the mean loss (without the penalty): −(1/n) Σ r_i (1, x_i), with the
     residual r = y − η (squared) or y − σ(η) (logistic)."""
     eta = linear_predictor(X, intercept, coefficients)
-    fitted = eta if loss == "squared" else 1.0 / (1.0 + np.exp(-eta))
+    fitted = eta if loss == "squared" else np.exp(-np.logaddexp(0.0, -eta))     # σ(η)
     residual = y - fitted
     return -float(residual.mean()), -(X.T @ residual) / len(y)
+
+
+#: A fit ends when no KKT condition of its λ is violated by more than this (on the gradient of
+#: the mean loss), a tenth of what ``verify.lasso_kkt`` accepts.
+FIT_TOLERANCE = 1e-8
+
+
+class ConvergenceWarning(UserWarning):
+    """A fit stopped at its iteration limit before its KKT conditions held to
+    :data:`FIT_TOLERANCE`."""
+
+
+def warn_not_converged(X, y, intercept, coefficients, lam, loss, max_steps):
+    """Warn that the fit for ``lam`` stopped after ``max_steps`` reweightings, naming its KKT
+    violation."""
+    warnings.warn(f"lasso_path: the fit for lambda={lam:.6g} stopped after {max_steps} "
+                  "reweighted steps with a KKT violation of "
+                  f"{kkt_violation(X, y, intercept, coefficients, lam, loss):.3g} (more than "
+                  f"{FIT_TOLERANCE:g}); raise max_steps or use the fast engine.",
+                  ConvergenceWarning, stacklevel=3)
+
+
+def damped_step(X, y, loss, lam, old, new):
+    """The point a reweighted step moves to: ``new`` (an (intercept, coefficients) pair), or,
+    when that raises the objective above ``old``'s, the point halfway towards it, and so on
+    (at most 50 halvings; then ``old``)."""
+    start = objective(X, y, old[0], old[1], lam, loss)
+    step = 1.0
+    for _ in range(50):
+        intercept = old[0] + step * (new[0] - old[0])
+        coefficients = old[1] + step * (new[1] - old[1])
+        if objective(X, y, intercept, coefficients, lam, loss) <= start:
+            return intercept, coefficients
+        step /= 2
+    return old
+
+
+def kkt_violation(X, y, intercept, coefficients, lam, loss):
+    """The largest violation of the KKT conditions at a point: |∂/∂b|, and per coefficient
+    |g_j + λ sign(β_j)| where β_j != 0, max(|g_j| − λ, 0) where β_j = 0."""
+    g_b, g = gradient(X, y, intercept, coefficients, loss)
+    violations = np.where(coefficients != 0, np.abs(g + lam * np.sign(coefficients)),
+                          np.maximum(np.abs(g) - lam, 0.0))
+    return max(abs(g_b), float(violations.max()) if len(violations) else 0.0)
 
 
 def lambda_sequence(X, y, loss, n_lambdas=100, ratio=None):
@@ -65,6 +111,22 @@ def lambda_sequence(X, y, loss, n_lambdas=100, ratio=None):
         return np.empty(0)
     ratio = (0.01 if n < p else 1e-4) if ratio is None else ratio
     return lam_max * np.exp(np.linspace(0.0, math.log(ratio), n_lambdas))
+
+
+def path_ends(deviances, null_deviance):
+    """Whether the path ends after its latest fit (glmnet's rule), ``deviances`` being the
+    mean losses of its fits so far and ``null_deviance`` the intercept-only fit's: when the
+    fit explains at least 0.999 of the null deviance, or explains less than 1e-5 of it (as a
+    fraction of what it explains) more than the fit before."""
+    if null_deviance <= 0:
+        return True
+    ratio = 1 - deviances[-1] / null_deviance
+    if ratio >= 0.999:
+        return True
+    if len(deviances) > 1:
+        previous = 1 - deviances[-2] / null_deviance
+        return ratio - previous < 1e-5 * ratio
+    return False
 
 
 def fold_ids(n, n_folds, random_state):
@@ -106,12 +168,15 @@ def cross_validated_lasso(X, y, loss, engine_module, n_folds=10, rule="1se", n_l
     if not len(lambdas):                      # no column moves the fit: λ_max = 0
         lambdas = np.zeros(1)
     intercepts, coefficients = engine_module.lasso_path(X, y, loss, lambdas)
+    lambdas = lambdas[:len(intercepts)]                 # the path may end early
     folds = fold_ids(len(y), n_folds, random_state)
     held_out = np.empty((n_folds, len(lambdas)))
     for fold in range(n_folds):
         train, test = folds != fold, folds == fold
         b, beta = engine_module.lasso_path(X[train], y[train], loss, lambdas)
-        held_out[fold] = [deviance(y[test], linear_predictor(X[test], b[i], beta[i]), loss)
+        last = len(b) - 1                # a fold's path that ends early: its last fit on
+        held_out[fold] = [deviance(y[test], linear_predictor(X[test], b[min(i, last)],
+                                                             beta[min(i, last)]), loss)
                           for i in range(len(lambdas))]
     cv_mean = held_out.mean(axis=0)
     cv_se = held_out.std(axis=0, ddof=1) / math.sqrt(n_folds)
