@@ -246,7 +246,11 @@ def datasets(draw, max_examples=14):
     example_wise = loss == "example-wise-logistic"
     options = dict(loss=loss, head="complete" if example_wise else
                    draw(st.sampled_from(["single", "complete"])),
-                   l1=draw(st.sampled_from([0.0, 0.5])),
+                   # (float32, as the engines store it; not 0.5: the head jumps where
+                   # |G| = λ1, and sums of halves hit 0.5 exactly, where the engines'
+                   # sequential sums and math.fsum may round to either side, as the deep
+                   # profile found)
+                   l1=draw(st.sampled_from([0.0, float(np.float32(0.3))])),
                    l2=1.0 if example_wise else draw(st.sampled_from([0.0, 1.0])),
                    min_coverage=draw(st.integers(1, 2)))
     if example_wise:

@@ -52,10 +52,12 @@ def output_scores(gradients, hessians, l1, l2):
                                            np.where(gradients < -l1, l1, 0.0))
     else:                   # r is ±0: -G + 0.0, which is 0.0 - G bit for bit (-0 becomes 0)
         numerators = 0.0 - gradients
-    if l2 > 0:              # H >= 0 (sums of non-negative Hessians): s is finite unless
-        return numerators / (hessians + l2)            # |G| exceeds ~1e308·λ2
+    denominators = hessians + l2
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        scores = numerators / (hessians + l2)
+        scores = numerators / denominators
+    if l2 > 0 and denominators.all():   # H >= 0 (sums of non-negative Hessians): s is finite
+        return scores                   # unless |G| exceeds ~1e308·λ2
+    # (H + λ2 = 0 with λ2 > 0: mlrl-boomer's bookkeeping can subtract an example twice, §4.8)
     return np.where(np.isfinite(scores), scores, 0.0)
 
 
