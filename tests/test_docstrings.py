@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 PACKAGES = ("optrules", "optrules.data", "optrules.rule_lists", "optrules.rule_boosting",
-            "optrules.boosted_rules", "optrules.cli", "optrules.reference", "optrules.fast",
-            "optrules.verify")
+            "optrules.boosted_rules", "optrules.compressed_rules", "optrules.cli",
+            "optrules.reference", "optrules.fast", "optrules.verify")
 MODULES = sorted(set(PACKAGES) | {
     info.name for package in PACKAGES
     for info in pkgutil.iter_modules(importlib.import_module(package).__path__, package + ".")})
