@@ -8,6 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from optrules.compressed_rules.clustering import ENGINES, Cluster, cluster_split_points
+from optrules.compressed_rules.design import (linear_terms, scale_rule_columns,
+                                              select_rule_columns)
 from optrules.compressed_rules.harvest import boosted_tree_rules
 from optrules.compressed_rules.soft_rules import SoftCondition, compress_rules
 
@@ -136,3 +138,31 @@ def test_trees_give_every_non_root_nodes_path():
     y_real = X[:, 0] * 2.0
     squared = boosted_tree_rules(X, y_real, loss="squared", n_trees=3, max_depth=2)
     assert squared[0][0][0] == 0                       # the root splits the feature y is
+
+
+# ----- design matrix ------------------------------------------------------------------------
+
+def test_rule_columns_outside_the_support_or_repeated_are_dropped():
+    n = 40
+    rare = (np.arange(n) < 1).astype(float)               # mean 0.025: below 0.05
+    common = (np.arange(n) < 39).astype(float)             # mean 0.975: above 0.95
+    half = (np.arange(n) % 2).astype(float)
+    soft = np.linspace(0.0, 1.0, n)
+    outputs = np.column_stack([rare, half, common, 1.0 - half, soft, half.copy(), 1.0 - soft])
+    assert select_rule_columns(outputs) == (1, 4)
+    assert select_rule_columns(outputs, support=(0.0, 1.0)) == (0, 1, 2, 4)
+
+
+@given(st.integers(1, 4), st.floats(0.1, 2.0))
+def test_length_scaling_divides_by_length_to_the_eta(length, eta):
+    outputs = np.array([[0.5], [1.0]])
+    assert np.allclose(scale_rule_columns(outputs, [length], eta), outputs / length ** eta)
+
+
+def test_linear_terms_are_standardised_and_scaled():
+    X = np.array([[1.0, 5.0], [3.0, 5.0], [np.nan, 5.0], [5.0, 5.0]])
+    terms, (mean, sd) = linear_terms(X)
+    assert mean.tolist() == [3.0, 5.0] and sd[1] == 1.0
+    assert np.allclose(terms[:, 0], [-0.4 * 2 / np.sqrt(8 / 3), 0.0, 0.0,
+                                     0.4 * 2 / np.sqrt(8 / 3)])
+    assert terms[:, 1].tolist() == [0.0] * 4

@@ -1,0 +1,58 @@
+"""The design matrix of compressed rule ensembles' GLM (Nalenz and Augustin §4.4, eq. 9;
+``specs/cre.md`` §3): which smooth rules enter, how they and the linear terms are scaled.
+
+Examples
+--------
+>>> import numpy as np
+>>> outputs = np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 0.5], [1.0, 0.0, 0.25], [0.0, 1.0, 1.0]])
+>>> kept = select_rule_columns(outputs)
+>>> kept                      # column 1 is 1 − column 0: collinear with the intercept
+(0, 2)
+>>> scale_rule_columns(outputs[:, kept], [1, 2]).round(3).tolist()[0]
+[1.0, 0.354]
+"""
+
+import numpy as np
+
+__all__ = ["select_rule_columns", "scale_rule_columns", "linear_terms", "SUPPORT",
+           "LINEAR_SCALE"]
+
+#: The least and greatest mean output a smooth rule may have (the authors' R code).
+SUPPORT = (0.05, 0.95)
+#: The scale of a standardised linear term (the authors' R code, after RuleFit).
+LINEAR_SCALE = 0.4
+
+
+def select_rule_columns(outputs, support=SUPPORT):
+    """The indices of the columns of ``outputs`` (n, H; smooth rule outputs in [0, 1]) that
+    enter the GLM, in order: a column whose mean is outside ``support`` is dropped, and so is
+    one equal to an earlier kept column or to one minus it (collinear with the intercept)."""
+    kept, seen = [], set()
+    low, high = support
+    for h in range(outputs.shape[1]):
+        column = outputs[:, h]
+        if not low <= column.mean() <= high:
+            continue
+        if column.tobytes() in seen:
+            continue
+        seen.update((column.tobytes(), (1.0 - column).tobytes()))  # it and its complement
+        kept.append(h)
+    return tuple(kept)
+
+
+def scale_rule_columns(outputs, lengths, eta=0.5):
+    """Eq. 9: each column divided by its rule's length (number of soft conditions) to the power
+    ``eta``."""
+    return outputs / np.asarray(lengths, dtype=np.float64) ** eta
+
+
+def linear_terms(X, scale=LINEAR_SCALE):
+    """Standardised linear terms: (x − mean)/sd × ``scale`` per column of ``X`` (means and
+    standard deviations over the values present; a missing value becomes 0, the mean), and
+    the (mean, sd) used, so that new data are transformed the same way. A constant column
+    gets sd 1."""
+    X = np.asarray(X, dtype=np.float64)
+    mean = np.nanmean(X, axis=0) if len(X) else np.zeros(X.shape[1])
+    sd = np.nanstd(X, axis=0) if len(X) else np.ones(X.shape[1])
+    mean, sd = np.nan_to_num(mean), np.where(np.nan_to_num(sd) > 0, np.nan_to_num(sd), 1.0)
+    return np.nan_to_num((X - mean) / sd * scale), (mean, sd)
