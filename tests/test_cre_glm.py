@@ -73,7 +73,7 @@ def test_the_kkt_check_rejects_perturbed_coefficients(problem, which, step):
     assume(len(lambdas))            # λ_max = 0: no column moves the fit
     b, beta, lam = intercepts[-1], coefficients[-1].copy(), lambdas[len(intercepts) - 1]
     if loss == "logistic":        # where the fit saturates, a step hardly moves the gradient
-        prob = 1 / (1 + np.exp(-(b + X @ beta)))
+        prob = np.exp(-np.logaddexp(0.0, -(b + X @ beta)))        # σ(η), no overflow
         assume((prob * (1 - prob)).min() > 0.01)
     beta[which % X.shape[1]] += step
     assert not check_lasso_kkt(X, y, b, beta, lam, loss).ok
