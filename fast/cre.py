@@ -12,9 +12,8 @@ range, so it is found there.
 import numpy as np
 
 from optrules.compressed_rules.clustering import Clustering, RunCosts
-from optrules.compressed_rules.glm import (FIT_TOLERANCE, damped_step, deviance,
-                                           kkt_violation, path_ends, warn_not_converged)
-from optrules.reference.cre import _backtrack, _null_intercept, _working_response
+from optrules.compressed_rules.glm import FIT_TOLERANCE, solve_path
+from optrules.reference.cre import _backtrack
 
 __all__ = ["optimal_partitions", "smooth_rule_matrix", "lasso_path"]
 
@@ -80,27 +79,9 @@ def lasso_path(X, y, loss, lambdas, max_steps=100, max_sweeps=10_000):
     the gradient of every coefficient is one matrix-vector product, coefficients whose
     gradient exceeds λ join the active set, and coordinate descent runs over the active set
     with its Gram matrix, until no gradient outside it exceeds λ."""
-    X, y = np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    n, p = X.shape
-    intercept, beta = _null_intercept(y, loss), np.zeros(p)
-    null_deviance = deviance(y, np.full(len(y), intercept), loss)
-    intercepts, coefficients, deviances = [], [], []
-    for lam in lambdas:
-        for _ in range(max_steps):                     # IRLS (one step for squared loss)
-            w, z = _working_response(intercept + X @ beta, y, loss)
-            step = _weighted_lasso(X, z, w, lam, beta.copy(), max_sweeps)
-            intercept, beta = step if loss == "squared" else \
-                damped_step(X, y, loss, lam, (intercept, beta), step)
-            if kkt_violation(X, y, intercept, beta, lam, loss) < FIT_TOLERANCE:
-                break
-        else:
-            warn_not_converged(X, y, intercept, beta, lam, loss, max_steps)
-        intercepts.append(intercept)
-        coefficients.append(beta.copy())
-        deviances.append(deviance(y, intercept + X @ beta, loss))
-        if path_ends(deviances, null_deviance):
-            break
-    return np.array(intercepts), np.array(coefficients).reshape(len(coefficients), p)
+    X = np.asarray(X, dtype=np.float64)
+    return solve_path(X, y, loss, lambdas, lambda z, w, lam, intercept, beta: _weighted_lasso(
+        X, z, w, lam, beta, max_sweeps), max_steps)
 
 
 def _weighted_lasso(X, z, w, lam, beta, max_sweeps):

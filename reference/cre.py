@@ -23,8 +23,7 @@ References
 import numpy as np
 
 from optrules.compressed_rules.clustering import Clustering, RunCosts
-from optrules.compressed_rules.glm import (FIT_TOLERANCE, damped_step, deviance,
-                                           kkt_violation, path_ends, warn_not_converged)
+from optrules.compressed_rules.glm import FIT_TOLERANCE, solve_path
 
 __all__ = ["optimal_partitions", "smooth_rule_matrix", "lasso_path"]
 
@@ -120,47 +119,9 @@ def lasso_path(X, y, loss, lambdas, max_steps=100, max_sweeps=10_000):
     >>> [float(round(v, 9)) + 0.0 for v in (b[0], *beta[0])]
     [0.0, 1.0, 0.0]
     """
-    X, y = np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    n, p = X.shape
-    intercept, beta = _null_intercept(y, loss), np.zeros(p)
-    null_deviance = deviance(y, np.full(len(y), intercept), loss)
-    intercepts, coefficients, deviances = [], [], []
-    for lam in lambdas:
-        for _ in range(max_steps):                     # IRLS (one step for squared loss)
-            w, z = _working_response(intercept + X @ beta, y, loss)
-            step = _weighted_lasso(X, z, w, lam, intercept, beta.copy(), max_sweeps)
-            intercept, beta = step if loss == "squared" else \
-                damped_step(X, y, loss, lam, (intercept, beta), step)
-            if kkt_violation(X, y, intercept, beta, lam, loss) < FIT_TOLERANCE:
-                break
-        else:
-            warn_not_converged(X, y, intercept, beta, lam, loss, max_steps)
-        intercepts.append(intercept)
-        coefficients.append(beta.copy())
-        deviances.append(deviance(y, intercept + X @ beta, loss))
-        if path_ends(deviances, null_deviance):
-            break
-    return np.array(intercepts), np.array(coefficients).reshape(len(coefficients), p)
-
-
-def _null_intercept(y, loss):
-    """The intercept of the fit without features: the mean, or its log-odds."""
-    mean = float(np.mean(y))
-    if loss == "squared":
-        return mean
-    return float(np.log(mean / (1 - mean))) if 0 < mean < 1 else 0.0
-
-
-def _working_response(eta, y, loss):
-    """(weights w, working response z) of the quadratic approximation at η: (1, y) for the
-    squared loss; (p(1 − p), η + (y − p)/w) for the logistic loss, w at least 1e-12 (the
-    steps are damped where they would raise the objective, so saturated examples may take
-    full Newton steps, which glmnet's floor of 1e-5 slows down on nearly separable data)."""
-    if loss == "squared":
-        return np.ones(len(y)), y
-    prob = np.exp(-np.logaddexp(0.0, -eta))               # σ(η), without overflow
-    w = np.maximum(prob * (1.0 - prob), 1e-12)
-    return w, eta + (y - prob) / w
+    X = np.asarray(X, dtype=np.float64)
+    return solve_path(X, y, loss, lambdas, lambda z, w, lam, intercept, beta: _weighted_lasso(
+        X, z, w, lam, intercept, beta, max_sweeps), max_steps)
 
 
 def _weighted_lasso(X, z, w, lam, intercept, beta, max_sweeps):

@@ -8,7 +8,8 @@ For a design X (n, p), targets y and λ >= 0 the objective is
 
 with an unpenalised intercept b and no standardisation of the columns (``specs/cre.md`` §4: the
 rule columns are scaled by the method itself). The engines' ``lasso_path`` solve it along a
-decreasing λ sequence (:func:`lambda_sequence`) with warm starts; :func:`cross_validate` picks
+decreasing λ sequence (:func:`lambda_sequence`) with warm starts (:func:`solve_path`, each with its
+own weighted least-squares solver); :func:`cross_validate` picks
 λ_min or λ_1se by K-fold cross-validation.
 """
 
@@ -19,8 +20,9 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = ["LOSSES", "FIT_TOLERANCE", "ConvergenceWarning", "warn_not_converged", "objective",
-           "deviance", "gradient", "damped_step", "kkt_violation", "lambda_sequence", "path_ends", "fold_ids",
-           "choose_lambda", "LassoFit", "cross_validated_lasso"]
+           "deviance", "gradient", "damped_step", "kkt_violation", "lambda_sequence",
+           "path_ends", "fold_ids", "choose_lambda", "LassoFit", "cross_validated_lasso",
+           "null_intercept", "working_response", "solve_path"]
 
 LOSSES = ("squared", "logistic")
 
@@ -127,6 +129,56 @@ def path_ends(deviances, null_deviance):
         previous = 1 - deviances[-2] / null_deviance
         return ratio - previous < 1e-5 * ratio
     return False
+
+
+def null_intercept(y, loss):
+    """The intercept of the fit without features: the mean, or its log-odds."""
+    mean = float(np.mean(y))
+    if loss == "squared":
+        return mean
+    return float(np.log(mean / (1 - mean))) if 0 < mean < 1 else 0.0
+
+
+def working_response(eta, y, loss):
+    """(weights w, working response z) of the quadratic approximation at η: (1, y) for the
+    squared loss; (p(1 − p), η + (y − p)/w) for the logistic loss, w at least 1e-12 (the
+    steps are damped where they would raise the objective, so saturated examples may take
+    full Newton steps, which glmnet's floor of 1e-5 slows down on nearly separable data)."""
+    if loss == "squared":
+        return np.ones(len(y)), y
+    prob = np.exp(-np.logaddexp(0.0, -eta))               # σ(η), without overflow
+    w = np.maximum(prob * (1.0 - prob), 1e-12)
+    return w, eta + (y - prob) / w
+
+
+def solve_path(X, y, loss, lambdas, weighted_lasso, max_steps):
+    """The path both engines follow, with the engine's ``weighted_lasso(z, w, λ, b, β)``
+    solving each weighted least-squares problem: for each λ (decreasing), warm-started,
+    iteratively reweighted least squares (one step for the squared loss), each step damped
+    (:func:`damped_step`), until the KKT conditions hold to :data:`FIT_TOLERANCE` (else a
+    :class:`ConvergenceWarning` after ``max_steps``); the path ends by :func:`path_ends`.
+    Returns (intercepts (L,), coefficients (L, p))."""
+    X, y = np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    n, p = X.shape
+    intercept, beta = null_intercept(y, loss), np.zeros(p)
+    null_deviance = deviance(y, np.full(n, intercept), loss)
+    intercepts, coefficients, deviances = [], [], []
+    for lam in lambdas:
+        for _ in range(max_steps):
+            w, z = working_response(intercept + X @ beta, y, loss)
+            step = weighted_lasso(z, w, lam, intercept, beta.copy())
+            intercept, beta = step if loss == "squared" else \
+                damped_step(X, y, loss, lam, (intercept, beta), step)
+            if kkt_violation(X, y, intercept, beta, lam, loss) < FIT_TOLERANCE:
+                break
+        else:
+            warn_not_converged(X, y, intercept, beta, lam, loss, max_steps)
+        intercepts.append(intercept)
+        coefficients.append(beta.copy())
+        deviances.append(deviance(y, intercept + X @ beta, loss))
+        if path_ends(deviances, null_deviance):
+            break
+    return np.array(intercepts), np.array(coefficients).reshape(len(coefficients), p)
 
 
 def fold_ids(n, n_folds, random_state):
