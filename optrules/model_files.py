@@ -109,7 +109,8 @@ def load_model(path):
     Returns
     -------
     RuleListClassifier, OptimalRuleBoostingClassifier, OptimalRuleBoostingRegressor,
-    BoostedRulesClassifier or BoostedRulesRegressor
+    BoostedRulesClassifier, BoostedRulesRegressor, CompressedRuleEnsembleClassifier or
+    CompressedRuleEnsembleRegressor
         Fitted, predicting exactly as the estimator that was saved.
 
     Raises
@@ -130,12 +131,16 @@ def load_model(path):
     [0, 1]
     """
     from optrules.boosted_rules.estimator import BoostedRulesClassifier, BoostedRulesRegressor
+    from optrules.compressed_rules.estimator import (CompressedRuleEnsembleClassifier,
+                                                     CompressedRuleEnsembleRegressor)
     from optrules.rule_boosting.estimator import (OptimalRuleBoostingClassifier,
                                                   OptimalRuleBoostingRegressor)
     from optrules.rule_lists.estimator import RuleListClassifier
     kinds = {cls.__name__: cls for cls in (RuleListClassifier, OptimalRuleBoostingClassifier,
                                            OptimalRuleBoostingRegressor, BoostedRulesClassifier,
-                                           BoostedRulesRegressor)}
+                                           BoostedRulesRegressor,
+                                           CompressedRuleEnsembleClassifier,
+                                           CompressedRuleEnsembleRegressor)}
     body = read_model(path)
     kind = body.get("kind")
     if not isinstance(kind, str) or kind not in kinds:

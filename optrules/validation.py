@@ -32,7 +32,7 @@ __all__ = ["parse_fraction", "exact_number", "fraction_text", "fraction_from_tex
            "write_text_atomically", "json_object",
            "json_number", "shown", "parse_thresholds",
            "validate_params", "ExactFraction", "Integer",
-           "Real", "Options", "Subset", "Boolean", "Callable", "Thresholds", "KindAndShare"]
+           "Real", "Options", "Subset", "Sequence", "Boolean", "Callable", "Thresholds", "KindAndShare"]
 
 
 def _where(name, owner):
@@ -416,6 +416,16 @@ class Indices(_Constraint):
 
     def __str__(self):
         return "a collection of distinct integers >= 0"
+
+
+class Sequence(_Constraint):
+    """A list or tuple, returned as it is (its items are checked where they are used)."""
+
+    def accepts(self, value):
+        return isinstance(value, (list, tuple))
+
+    def __str__(self):
+        return "a list"
 
 
 class Boolean(_Constraint):

@@ -73,7 +73,7 @@ def smooth_rule_matrix(X, rules, clusters):
     >>> from optrules.compressed_rules.clustering import cluster_split_points
     >>> from optrules.compressed_rules.soft_rules import compress_rules
     >>> clusters = {0: cluster_split_points([1.0, 2.0, 2.0, 3.0], k_max=1)}
-    >>> rules = compress_rules([((0, "<=", 2.0),), ((0, ">", 1.0),)], clusters)
+    >>> rules = compress_rules([((0, "<=", 2.0),), ((0, ">", 1.0),)], clusters).rules
     >>> smooth_rule_matrix(np.array([[0.5], [1.5], [2.5], [np.nan]]), rules, clusters).tolist()
     [[1.0, 0.0], [0.75, 0.25], [0.25, 0.75], [0.0, 0.0]]
     """

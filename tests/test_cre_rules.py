@@ -40,7 +40,7 @@ def rule_sets(draw):
 @given(rule_sets())
 def test_both_engines_give_the_same_smooth_rule_outputs(case):
     X, rules, clusters = case
-    smooth = compress_rules(rules, clusters)
+    smooth = compress_rules(rules, clusters).rules
     reference = ENGINE_MODULES["reference"].smooth_rule_matrix(X, smooth, clusters)
     fast = ENGINE_MODULES["fast"].smooth_rule_matrix(X, smooth, clusters)
     assert np.array_equal(reference, fast)
@@ -55,7 +55,7 @@ def test_with_a_cluster_per_split_point_smooth_rules_are_the_hard_rules(case):
     clusters = {feature: tuple(Cluster((t,), (1,), t, t, 1, t) for t in sorted(
         {t for rule in rules for f, _, t in rule if f == feature})) for feature in range(
             X.shape[1])}
-    smooth = compress_rules(rules, clusters)
+    smooth = compress_rules(rules, clusters).rules
     outputs = ENGINE_MODULES["fast"].smooth_rule_matrix(X, smooth, clusters)
     for h, rule in enumerate(smooth):
         hard = np.ones(len(X), dtype=bool)
@@ -73,6 +73,8 @@ def test_compressed_rules_merge_conditions_and_duplicates():
     smooth = compress_rules([((0, "<=", 1.0), (0, "<=", 1.1)), ((0, "<=", 1.1),),
                              ((1, ">", 5.0), (0, ">", 9.0)), ((0, ">", 9.0), (1, ">", 5.0))],
                             clusters)
+    assert smooth.counts == (2, 2)
+    smooth = smooth.rules
     assert [rule.conditions for rule in smooth] == [
         (SoftCondition(0, 0, "<="),), (SoftCondition(0, 1, ">"), SoftCondition(1, 0, ">"))]
     assert [rule.length for rule in smooth] == [1, 2]

@@ -1,6 +1,7 @@
 """optrules: certifiably optimal rule lists, optimal rule boosting, and their verification.
 
-Commands: ``optrules rulelist``, ``optrules boost``, ``optrules boomer``, ``optrules predict``, ``optrules verify``,
+Commands: ``optrules rulelist``, ``optrules boost``, ``optrules boomer``, ``optrules cre``,
+``optrules predict``, ``optrules verify``,
 ``optrules check-certificate``, ``optrules data`` and ``optrules demo``; one module per
 subcommand (``<name>_command.py``), each with ``add_parser(commands)``.
 
@@ -20,14 +21,14 @@ import warnings
 
 from optrules.limits import StoppedSearchWarning, interruptible, received_signal
 
-from . import (boomer_command, boost_command, check_certificate_command, data_command,
-               demo_command, predict_command, rulelist_command, verify_command)
+from . import (boomer_command, boost_command, check_certificate_command, cre_command,
+               data_command, demo_command, predict_command, rulelist_command, verify_command)
 from .arguments import check_output_paths
 
 __all__ = ["main"]
 
-_COMMANDS = (rulelist_command, boost_command, boomer_command, predict_command, verify_command,
-             check_certificate_command, data_command, demo_command)
+_COMMANDS = (rulelist_command, boost_command, boomer_command, cre_command, predict_command,
+             verify_command, check_certificate_command, data_command, demo_command)
 
 
 def _parser():

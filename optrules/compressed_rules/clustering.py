@@ -22,8 +22,8 @@ from typing import NamedTuple
 
 from optrules.validation import Integer, Options, validate_params
 
-__all__ = ["SplitPoints", "split_points", "RunCosts", "Clustering", "Cluster", "choose_k",
-           "selection_criterion", "cluster_split_points", "CRITERIA", "ENGINES"]
+__all__ = ["SplitPoints", "split_points", "RunCosts", "Clustering", "Cluster", "make_cluster",
+           "choose_k", "selection_criterion", "cluster_split_points", "CRITERIA", "ENGINES"]
 
 CRITERIA = ("aic", "bic")
 ENGINES = {"reference": "optrules.reference.cre", "fast": "optrules.fast.cre"}
@@ -184,10 +184,14 @@ def cluster_split_points(points, k_max=4, criterion="aic", engine="fast"):
     module = importlib.import_module(ENGINES[given["engine"]])
     clusterings = module.optimal_partitions(points, given["k_max"])
     runs = clusterings[choose_k(points, clusterings, given["criterion"]) - 1].runs
-    clusters = []
-    for start, stop in runs:
-        values, weights = points.values[start:stop], points.weights[start:stop]
-        size = sum(weights)
-        mean = sum(Fraction(v) * w for v, w in zip(values, weights)) / size
-        clusters.append(Cluster(values, weights, values[0], values[-1], size, float(mean)))
-    return tuple(clusters)
+    return tuple(make_cluster(points.values[start:stop], points.weights[start:stop])
+                 for start, stop in runs)
+
+
+def make_cluster(values, weights):
+    """The :class:`Cluster` of distinct ascending ``values`` with their ``weights`` (its mean
+    computed exactly, then rounded once)."""
+    values, weights = tuple(float(v) for v in values), tuple(int(w) for w in weights)
+    size = sum(weights)
+    mean = sum(Fraction(v) * w for v, w in zip(values, weights)) / size
+    return Cluster(values, weights, values[0], values[-1], size, float(mean))

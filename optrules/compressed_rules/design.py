@@ -14,8 +14,8 @@ Examples
 
 import numpy as np
 
-__all__ = ["select_rule_columns", "scale_rule_columns", "linear_terms", "SUPPORT",
-           "LINEAR_SCALE"]
+__all__ = ["select_rule_columns", "scale_rule_columns", "linear_terms", "standardised",
+           "SUPPORT", "LINEAR_SCALE"]
 
 #: The least and greatest mean output a smooth rule may have (the authors' R code).
 SUPPORT = (0.05, 0.95)
@@ -55,4 +55,10 @@ def linear_terms(X, scale=LINEAR_SCALE):
     mean = np.nanmean(X, axis=0) if len(X) else np.zeros(X.shape[1])
     sd = np.nanstd(X, axis=0) if len(X) else np.ones(X.shape[1])
     mean, sd = np.nan_to_num(mean), np.where(np.nan_to_num(sd) > 0, np.nan_to_num(sd), 1.0)
-    return np.nan_to_num((X - mean) / sd * scale), (mean, sd)
+    return standardised(X, mean, sd, scale), (mean, sd)
+
+
+def standardised(X, mean, sd, scale=LINEAR_SCALE):
+    """(x − mean)/sd × ``scale`` per column, a missing value giving 0 (new data are transformed
+    with the training data's mean and sd)."""
+    return np.nan_to_num((np.asarray(X, dtype=np.float64) - mean) / sd * scale)

@@ -28,8 +28,9 @@ LOSSES = ("squared", "logistic")
 
 
 def linear_predictor(X, intercept, coefficients):
-    """η = b + Xβ."""
-    return intercept + X @ coefficients
+    """η = b + Xβ, from the columns of the nonzero coefficients only (a lasso fit has few)."""
+    nonzero = np.flatnonzero(coefficients)
+    return intercept + X[:, nonzero] @ coefficients[nonzero]
 
 
 def deviance(y, eta, loss):
@@ -165,7 +166,7 @@ def solve_path(X, y, loss, lambdas, weighted_lasso, max_steps):
     intercepts, coefficients, deviances = [], [], []
     for lam in lambdas:
         for _ in range(max_steps):
-            w, z = working_response(intercept + X @ beta, y, loss)
+            w, z = working_response(linear_predictor(X, intercept, beta), y, loss)
             step = weighted_lasso(z, w, lam, intercept, beta.copy())
             intercept, beta = step if loss == "squared" else \
                 damped_step(X, y, loss, lam, (intercept, beta), step)
@@ -175,17 +176,25 @@ def solve_path(X, y, loss, lambdas, weighted_lasso, max_steps):
             warn_not_converged(X, y, intercept, beta, lam, loss, max_steps)
         intercepts.append(intercept)
         coefficients.append(beta.copy())
-        deviances.append(deviance(y, intercept + X @ beta, loss))
+        deviances.append(deviance(y, linear_predictor(X, intercept, beta), loss))
         if path_ends(deviances, null_deviance):
             break
     return np.array(intercepts), np.array(coefficients).reshape(len(coefficients), p)
 
 
-def fold_ids(n, n_folds, random_state):
+def fold_ids(n, n_folds, random_state, strata=None):
     """Each example's fold, 0..K−1: a random permutation of 0, 1, ..., K−1, 0, 1, ... (glmnet's
-    balanced random folds)."""
+    balanced random folds). With ``strata`` (a class per example) the examples, randomly
+    permuted, are ordered by class (stably) before the folds 0, 1, ... are dealt out, so every
+    class is spread evenly: a class of two or more examples is in every fold's training part.
+    """
     rng = np.random.default_rng(random_state)
-    return rng.permutation(np.arange(n) % n_folds)
+    order = rng.permutation(n)
+    if strata is not None:
+        order = order[np.argsort(np.asarray(strata)[order], kind="stable")]
+    ids = np.empty(n, dtype=np.int64)
+    ids[order] = np.arange(n) % n_folds
+    return ids
 
 
 def choose_lambda(lambdas, cv_mean, cv_se, rule):
@@ -211,17 +220,21 @@ class LassoFit(NamedTuple):
 
 
 def cross_validated_lasso(X, y, loss, engine_module, n_folds=10, rule="1se", n_lambdas=100,
-                          random_state=None):
+                          random_state=None, progress=None):
     """The path on all examples and K-fold cross-validation on the same λ sequence (each fold
-    fitted without its examples, its mean loss on them), λ chosen by ``rule`` ("1se" or
-    "min", :func:`choose_lambda`). The model reported and its predictions use that λ."""
+    fitted without its examples, its mean loss on them; folds stratified by class for the
+    logistic loss, :func:`fold_ids`), λ chosen by ``rule`` ("1se" or "min",
+    :func:`choose_lambda`). The model reported and its predictions use that λ. ``progress``,
+    when given, is called with a line of text after each path."""
     X, y = np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)
     lambdas = lambda_sequence(X, y, loss, n_lambdas)
     if not len(lambdas):                      # no column moves the fit: λ_max = 0
         lambdas = np.zeros(1)
     intercepts, coefficients = engine_module.lasso_path(X, y, loss, lambdas)
     lambdas = lambdas[:len(intercepts)]                 # the path may end early
-    folds = fold_ids(len(y), n_folds, random_state)
+    if progress:
+        progress(f"lasso path on all examples: {len(lambdas)} values of lambda")
+    folds = fold_ids(len(y), n_folds, random_state, y if loss == "logistic" else None)
     held_out = np.empty((n_folds, len(lambdas)))
     for fold in range(n_folds):
         train, test = folds != fold, folds == fold
@@ -230,6 +243,8 @@ def cross_validated_lasso(X, y, loss, engine_module, n_folds=10, rule="1se", n_l
         held_out[fold] = [deviance(y[test], linear_predictor(X[test], b[min(i, last)],
                                                              beta[min(i, last)]), loss)
                           for i in range(len(lambdas))]
+        if progress:
+            progress(f"cross-validation: fold {fold + 1} of {n_folds}")
     cv_mean = held_out.mean(axis=0)
     cv_se = held_out.std(axis=0, ddof=1) / math.sqrt(n_folds)
     return LassoFit(lambdas, intercepts, coefficients, cv_mean, cv_se,

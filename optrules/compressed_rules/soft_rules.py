@@ -11,14 +11,17 @@ Examples
 --------
 >>> from optrules.compressed_rules.clustering import cluster_split_points
 >>> clusters = {0: cluster_split_points([1.0, 2.0, 2.0, 9.0], k_max=2)}
->>> compress_rules([((0, "<=", 2.0),), ((0, "<=", 1.0),), ((0, ">", 9.0),)], clusters)
+>>> smooth = compress_rules([((0, "<=", 2.0),), ((0, "<=", 1.0),), ((0, ">", 9.0),)], clusters)
+>>> smooth.rules
 (SmoothRule(conditions=(SoftCondition(feature=0, cluster=0, operator='<='),)), \
 SmoothRule(conditions=(SoftCondition(feature=0, cluster=1, operator='>'),)))
+>>> smooth.counts                # how many hard rules became each smooth rule
+(2, 1)
 """
 
 from typing import NamedTuple
 
-__all__ = ["SoftCondition", "SmoothRule", "compress_rules", "OPERATORS"]
+__all__ = ["SoftCondition", "SmoothRule", "SmoothRules", "compress_rules", "OPERATORS"]
 
 OPERATORS = ("<=", ">")
 
@@ -43,9 +46,17 @@ class SmoothRule(NamedTuple):
         return len(self.conditions)
 
 
+class SmoothRules(NamedTuple):
+    """The distinct smooth rules of a rule harvest, in order of first appearance, and how many
+    hard rules became each (``counts``, what the averaging variant ranks them by)."""
+
+    rules: tuple
+    counts: tuple
+
+
 def compress_rules(rules, clusters):
-    """The distinct smooth rules of hard ``rules`` (tuples of (feature, operator, threshold)),
-    in order of first appearance, given each feature's clusters (``clusters[feature]``: the
+    """The :class:`SmoothRules` of hard ``rules`` (tuples of (feature, operator, threshold)),
+    given each feature's clusters (``clusters[feature]``: the
     :class:`~optrules.compressed_rules.clustering.Cluster` s of its split points, which hold
     every threshold of the rules). Conditions that become the same soft condition appear once
     in their rule.
@@ -58,7 +69,7 @@ def compress_rules(rules, clusters):
         for index, cluster in enumerate(feature_clusters):
             for value in cluster.values:
                 where[feature, value] = index
-    seen, smooth = set(), []
+    counts = {}
     for position, rule in enumerate(rules):
         conditions = set()
         for feature, operator, threshold in rule:
@@ -70,8 +81,7 @@ def compress_rules(rules, clusters):
                 raise ValueError(f"rule {position}: split point {threshold!r} of feature "
                                  f"{feature} is in none of its clusters.")
             conditions.add(SoftCondition(feature, where[key], operator))
-        rule_key = tuple(sorted(conditions))
-        if rule_key and rule_key not in seen:
-            seen.add(rule_key)
-            smooth.append(SmoothRule(rule_key))
-    return tuple(smooth)
+        rule = SmoothRule(tuple(sorted(conditions)))
+        if rule.conditions:
+            counts[rule] = counts.get(rule, 0) + 1       # dicts keep first appearances' order
+    return SmoothRules(tuple(counts), tuple(counts.values()))
