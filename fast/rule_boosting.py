@@ -11,7 +11,9 @@ query. What changes is how each decision is reached:
   all children are matrix-vector products, and Thm 3.1's bound of all children is one
   cumulative sum over the positive groups and one over the negative ones (a child's prefix
   sums stay put where it lacks a group, so the maximum over its own prefixes is unchanged).
-  The node bounds of all the children it pushes come from one batched grouping.
+  The node bounds of all the children it pushes come from one batched grouping of the node's
+  own groups (a child's usable propositions are some of the node's, so its groups are unions
+  of the node's), with exact sums carried along for the groups of mixed g/h ratios.
 - **Floats with proven error bounds, exact arithmetic on doubt.** Every float here is within a
   stated relative (bounds) or absolute (objectives) error of the exact value (§16). A comparison
   whose two sides are further apart than their errors is decided by the floats; any other (ties
@@ -90,16 +92,26 @@ class _Floats:
         return (inside @ self.g[members], self.lam + inside @ self.h[members],
                 inside @ self.abs_g[members])
 
-    def groups(self, members, rows, usable):
-        """Samples grouped as the reference's ``grouped_bound`` groups them, for several sets
-        of samples at once: set r holds the ranks ``members[rows == r]`` (``rows`` ascending,
-        ranks ascending within a row), grouped by the propositions ``usable[r]`` (a boolean
-        row over all propositions). Returns (R, width) arrays, row r holding set r's groups in
-        exact order of G/H descending (left-aligned, padded with sample -1 and zeros): each
-        group's first sample, its g and h sums (floats within the error of §16), the sign of
-        its g sum and its Σ|g|."""
-        words = self.by_sample[members] & _packed_rows(usable)[rows]
-        by_group = np.lexsort((*words.T, rows))      # stable: within a group, rank order
+    def samples(self, members):
+        """The samples ``members`` as items for :meth:`groups`: each its own group."""
+        return (members, self.g[members], self.h[members], self.abs_g[members],
+                self.ratio_class[members], self.exact_g[members], self.exact_h[members])
+
+    def groups(self, items, rows, usable):
+        """Items grouped as the reference's ``grouped_bound`` groups samples, for several sets
+        at once: set r holds the items ``rows == r`` (``rows`` ascending), grouped by the
+        propositions ``usable[r]`` (a boolean row over all propositions). An item is a set of
+        samples that agree on every proposition in ``usable[r]``: a sample
+        (:meth:`samples`) or a group of a coarser grouping (a column of this method's
+        result). ``items`` = (a sample of each, float Σg, Σh, Σ|g|, ratio class (-1 if
+        mixed), exact Σg, Σh scaled by S). Returns (R, width) arrays, row r holding set r's
+        groups in exact order of G/H descending (left-aligned, padded with sample -1, zeros
+        and class -1): a sample of each group, its g and h sums (floats within the error of
+        §16), the sign of its g sum, its Σ|g|, its ratio class (-1 if mixed) and its exact
+        g and h sums (Python integers)."""
+        representatives, g, h, abs_g, classes, exact_g, exact_h = items
+        words = self.by_sample[representatives] & _packed_rows(usable)[rows]
+        by_group = np.lexsort((*words.T, rows))
         words, rows = words[by_group], rows[by_group]
         new_group = np.empty(len(rows), dtype=bool)
         new_group[:1] = True
@@ -107,54 +119,44 @@ class _Floats:
                       out=new_group[1:])
         starts = np.flatnonzero(new_group)
         group_rows = rows[starts]
-        ends = np.append(starts[1:], len(rows))[:len(starts)]            # none if empty
-        ordered = members[by_group]
-        representatives = ordered[starts]
-        # A group of samples with one exact g/h ratio (one ratio class; classes grow with
-        # rank, so its first and last samples tell) is "pure": its ratio is known exactly (its
-        # class) and its g terms have one sign, so float sums have the relative error of §16.
-        # Other groups are summed exactly and rounded once.
-        classes = self.ratio_class[ordered]
-        rank = classes[starts]
-        pure = rank == classes[ends - 1]
-        g = np.add.reduceat(self.g[ordered], starts)
-        h = np.add.reduceat(self.h[ordered], starts)
-        abs_g = np.add.reduceat(self.abs_g[ordered], starts)
+        representatives = representatives[by_group[starts]]
+        # A group of samples with one exact g/h ratio (all its items pure and of one class)
+        # is "pure": its ratio is known exactly (its class) and its g terms have one sign, so
+        # float sums (sums of the items' sums) have the relative error of §16. Other groups
+        # get their exact sums rounded once.
+        classes = classes[by_group]
+        rank = np.minimum.reduceat(classes, starts)
+        pure = (rank >= 0) & (rank == np.maximum.reduceat(classes, starts))
+        g, h, abs_g, exact_g, exact_h = (np.add.reduceat(values[by_group], starts)
+                                         for values in (g, h, abs_g, exact_g, exact_h))
         ratio, sign = self.ratio[representatives], self.sign[representatives]
         mixed = np.flatnonzero(~pure)
         if len(mixed):
-            sizes = ends[mixed] - starts[mixed]
-            samples = ordered[np.repeat(starts[mixed] - np.cumsum(sizes) + sizes, sizes) +
-                              np.arange(sizes.sum())]               # the mixed groups' samples
-            first = np.cumsum(sizes) - sizes
-            exact_g = np.add.reduceat(self.exact_g[samples], first)
-            exact_h = np.add.reduceat(self.exact_h[samples], first)
-            g[mixed] = (exact_g / self.scale).astype(np.float64)
-            h[mixed] = (exact_h / self.scale).astype(np.float64)
-            ratio[mixed] = (exact_g / exact_h).astype(np.float64)
+            g[mixed] = (exact_g[mixed] / self.scale).astype(np.float64)
+            h[mixed] = (exact_h[mixed] / self.scale).astype(np.float64)
+            ratio[mixed] = (exact_g[mixed] / exact_h[mixed]).astype(np.float64)
             sign[mixed] = np.sign(g[mixed])
             rank[mixed] = -1
         # by row, then G/H descending: floats correctly rounded (monotone), then the exact
         # class; only runs of equal floats with a mixed group need more
         order = np.lexsort((rank, -ratio, group_rows))
         if len(mixed):
-            # exact (G, H) of each group, or of a sample with its ratio (pure groups)
-            exact = (self.exact_g[representatives], self.exact_h[representatives])
-            exact[0][mixed], exact[1][mixed] = exact_g, exact_h
-            order = _exact_ratio_order(order, ratio, group_rows, pure, exact)
+            order = _exact_ratio_order(order, ratio, group_rows, pure, (exact_g, exact_h))
         group_rows = group_rows[order]
         counts = np.bincount(group_rows, minlength=len(usable))
         column = np.arange(len(order)) - (np.cumsum(counts) - counts)[group_rows]
         shape = (len(usable), counts.max(initial=0))
         padded = (np.full(shape, -1), np.zeros(shape), np.zeros(shape), np.zeros(shape),
-                  np.zeros(shape))
-        for array, values in zip(padded, (representatives, g, h, sign, abs_g)):
+                  np.zeros(shape), np.full(shape, -1), np.zeros(shape, dtype=object),
+                  np.zeros(shape, dtype=object))
+        for array, values in zip(padded, (representatives, g, h, sign, abs_g, rank, exact_g,
+                                          exact_h)):
             array[group_rows, column] = values[order]
         return padded
 
     def scan(self, groups):
         """Thm 3.1's scan over each row's set of ``groups`` (from :meth:`groups`)."""
-        _, g, h, sign, _ = groups
+        _, g, h, sign = groups[:4]
         return self._scan(g, h, sign)
 
     def children(self, groups, candidates):
@@ -162,7 +164,7 @@ class _Floats:
         :meth:`groups`) of every child I ∩ I(p_a), a in ``candidates``: a child holds whole
         groups. Σg has absolute error below ``relative_error``·Σ|g| (group sums within their
         own error, then summed), the others relative error below it (terms of one sign)."""
-        representatives, g, h, sign, abs_g = groups
+        representatives, g, h, sign, abs_g = groups[:5]
         inside = self.extents[np.ix_(candidates, representatives[0])].astype(np.float64)
         sums = (inside @ g[0], self.lam + inside @ h[0], inside @ abs_g[0])
         return (*sums, self._scan(inside * g, inside * h, sign))
@@ -235,7 +237,7 @@ class _Node:
         self.query = query
         self.usable = usable               # the propositions below it (boolean, specs §3)
         self.parent_usable = parent_usable
-        self.groups = groups               # its samples grouped by ``usable``, if known
+        self.groups = groups               # its samples grouped by ``usable`` (not the root)
         self.words = words
         self.bound = bound
         self.key = key
@@ -402,9 +404,11 @@ class _Search:
         # (the incumbent only grows, so worth(b) only turns false).
         evaluated_at_start = positions[worth & ~implied[positions]]
         candidates = augment[evaluated_at_start]
-        members = np.flatnonzero(bitset.unpack(words, floats.n))
-        groups = node.groups or floats.groups(members, np.zeros(len(members), np.int64),
-                                              node.usable[None])
+        if node.groups is None:           # the root: grouped from its samples
+            members = np.flatnonzero(bitset.unpack(words, floats.n))
+            node.groups = floats.groups(floats.samples(members),
+                                        np.zeros(len(members), np.int64), node.usable[None])
+        groups = node.groups
         node.groups = None                  # not needed again: free it
         total_g, total_d, total_abs, child_bounds = floats.children(groups, candidates)
         values, errors = floats.objectives(total_g, total_d, total_abs)
@@ -438,7 +442,7 @@ class _Search:
                     break
             cursor = len(positions) if improved_at is None else cursor + improved_at + 1
         evaluated = np.array(evaluated, dtype=np.int64)
-        self._refine(node, members, evaluated_at_start[evaluated], child_bounds[evaluated],
+        self._refine(node, groups, evaluated_at_start[evaluated], child_bounds[evaluated],
                      child_words[evaluated], implied_by_node, note)
         if note.active:
             self.trace.expanded(query, _bitmask(node.usable), self._exact_bound(node),
@@ -453,7 +457,7 @@ class _Search:
             return False
         return self.data.objective(bitset.to_int(child_words)) > self.best
 
-    def _refine(self, node, members, positions, bounds, child_words, implied_by_node, note):
+    def _refine(self, node, groups, positions, bounds, child_words, implied_by_node, note):
         """Lines 12-16 for the evaluated children (``positions`` in ``node``'s augmentations):
         critical indices, then the children queued with their own bounds (their fates noted
         in ``note``, the search certificate's)."""
@@ -496,9 +500,12 @@ class _Search:
             below &= critical >= augment[kept, None]
         usable_below = np.zeros((len(kept), len(floats.packed)), dtype=bool)
         usable_below[:, augment] = below
-        inside = floats.extents[np.ix_(augment[kept], members)]
+        # a child's groups are unions of the node's groups (its usable set is a subset of
+        # the node's), so they are made from those
+        inside = floats.extents[np.ix_(augment[kept], groups[0][0])]
         rows, columns = np.nonzero(inside)
-        groups = floats.groups(members[columns], rows, usable_below)
+        groups = floats.groups(tuple(groups[k][0][columns] for k in (0, 1, 2, 4, 5, 6, 7)),
+                               rows, usable_below)
         own = floats.scan(groups)
         exact = {}
         own_exact = lambda i: exact.setdefault(i, grouped_bound(
