@@ -79,6 +79,7 @@ class _Floats:
                                dtype=np.uint64).reshape(len(data.extents), bitset.n_words(n))
         self.extents = np.array([bitset.unpack(row, n) for row in self.packed],
                                 dtype=bool).reshape(len(data.extents), n)
+        self.extents_float = self.extents.astype(np.float64)
         self.n = n
         # ratio_class[r]: the number of distinct exact g/h ratios before rank r
         self.ratio_class = np.concatenate(([0], np.cumsum(
@@ -104,11 +105,9 @@ class _Floats:
         samples that agree on every proposition in ``usable[r]``: a sample
         (:meth:`samples`) or a group of a coarser grouping (a column of this method's
         result). ``items`` = (a sample of each, float Σg, Σh, Σ|g|, ratio class (-1 if
-        mixed), exact Σg, Σh scaled by S). Returns (R, width) arrays, row r holding set r's
-        groups in exact order of G/H descending (left-aligned, padded with sample -1, zeros
-        and class -1): a sample of each group, its g and h sums (floats within the error of
-        §16), the sign of its g sum, its Σ|g|, its ratio class (-1 if mixed) and its exact
-        g and h sums (Python integers)."""
+        mixed), exact Σg, Σh scaled by S). Returns the :class:`_Groups` of the R sets, each
+        in exact order of G/H descending, float sums within the error of §16, exact sums
+        Python integers."""
         representatives, g, h, abs_g, classes, exact_g, exact_h = items
         words = self.by_sample[representatives] & _packed_rows(usable)[rows]
         by_group = np.lexsort((*words.T, rows))
@@ -145,44 +144,43 @@ class _Floats:
         group_rows = group_rows[order]
         counts = np.bincount(group_rows, minlength=len(usable))
         column = np.arange(len(order)) - (np.cumsum(counts) - counts)[group_rows]
-        shape = (len(usable), counts.max(initial=0))
-        padded = (np.full(shape, -1), np.zeros(shape), np.zeros(shape), np.zeros(shape),
-                  np.zeros(shape), np.full(shape, -1), np.zeros(shape, dtype=object),
-                  np.zeros(shape, dtype=object))
-        for array, values in zip(padded, (representatives, g, h, sign, abs_g, rank, exact_g,
-                                          exact_h)):
-            array[group_rows, column] = values[order]
-        return padded
-
-    def scan(self, groups):
-        """Thm 3.1's scan over each row's set of ``groups`` (from :meth:`groups`)."""
-        _, g, h, sign = groups[:4]
-        return self._scan(g, h, sign)
+        items = tuple(values[order] for values in (representatives, g, h, abs_g, rank,
+                                                   exact_g, exact_h))
+        g, h, sign = items[1], items[2], sign[order]
+        # Thm 3.1's terms: the positive groups in order (half 0), the negative ones in
+        # reverse (half 1), left-aligned; other terms exact zeros
+        shape = (len(usable), 2, counts.max(initial=0))
+        terms_g, terms_h = np.zeros(shape), np.zeros(shape)
+        backwards = counts[group_rows] - 1 - column
+        for half, where, mask in ((0, column, sign > 0), (1, backwards, sign < 0)):
+            terms_g[group_rows, half, where] = g * mask
+            terms_h[group_rows, half, where] = h * mask
+        totals = np.zeros((shape[0], shape[2], 3))
+        totals[group_rows, column] = np.stack(items[1:4], axis=1)
+        return _Groups(items, np.concatenate(([0], np.cumsum(counts))), terms_g, terms_h,
+                       totals, self._scan(terms_g, terms_h))
 
     def children(self, groups, candidates):
         """Σg, λ + Σh, Σ|g| and Thm 3.1's bound over ``groups`` (one row, from
         :meth:`groups`) of every child I ∩ I(p_a), a in ``candidates``: a child holds whole
         groups. Σg has absolute error below ``relative_error``·Σ|g| (group sums within their
         own error, then summed), the others relative error below it (terms of one sign)."""
-        representatives, g, h, sign, abs_g = groups[:5]
-        inside = self.extents[np.ix_(candidates, representatives[0])].astype(np.float64)
-        sums = (inside @ g[0], self.lam + inside @ h[0], inside @ abs_g[0])
-        return (*sums, self._scan(inside * g, inside * h, sign))
+        inside = self.extents_float[np.ix_(candidates, groups.items[0])]
+        g, h, abs_g = (inside @ groups.totals[0]).T
+        both = np.stack((inside, inside[:, ::-1]), axis=1)      # the scan's two halves
+        return g, self.lam + h, abs_g, self._scan(both * groups.terms_g,
+                                                  both * groups.terms_h)
 
-    def _scan(self, g, h, sign):
-        """Thm 3.1 per row of group sums ``g``, ``h`` (signs ``sign``, rows broadcast):
-        cumulative sums over the positive groups in order and over the negative ones in
-        reverse (terms of one sign, masked ones exact zeros: relative error below
-        ``relative_error``), the largest G²/(λ + H)."""
-        bound = np.zeros(len(g))
-        if not g.size:
-            return bound
-        for mask, step in ((sign > 0, 1), (sign < 0, -1)):
-            sums_g = np.cumsum((g * mask)[:, ::step], axis=1)
-            sums_d = self.lam + np.cumsum((h * mask)[:, ::step], axis=1)
-            # 0/0 (λ = 0, nothing summed yet) is NaN, which fmax passes over
-            np.fmax(bound, np.fmax.reduce(sums_g * sums_g / sums_d, axis=1), out=bound)
-        return bound
+    def _scan(self, terms_g, terms_h):
+        """Thm 3.1 per row of (rows, 2, width) group sums ``terms_g``, ``terms_h`` (the
+        positive groups in order, the negative ones in reverse, each left-aligned):
+        cumulative sums per half (terms of one sign, other terms exact zeros: relative error
+        below ``relative_error``), the largest G²/(λ + H)."""
+        sums_g = np.cumsum(terms_g, axis=2)
+        sums_d = self.lam + np.cumsum(terms_h, axis=2)
+        # 0/0 (λ = 0, nothing summed yet) is NaN, which fmax passes over
+        values = (sums_g * sums_g / sums_d).reshape(len(sums_g), -1 if sums_g.size else 0)
+        return np.fmax.reduce(values, axis=1, initial=0.0)
 
     def objectives(self, total_g, total_d, total_abs):
         """Float obj (scaled like eq. 2.3 times 2n, unscaled by S) and its absolute error
@@ -193,6 +191,30 @@ class _Floats:
         error = np.where(total_d > 0, 2 * (error_g * (2 * np.abs(total_g) + error_g)
                                            / total_d + value * self.relative_error), 0.0)
         return value, error
+
+
+class _Groups:
+    """Groups of several sets (rows) from :meth:`_Floats.groups`: ``items``, flat arrays in
+    row order, then G/H descending exactly (a sample of each group, float Σg, Σh, Σ|g|, ratio
+    class or -1 if mixed, exact Σg, Σh), row r's at ``offsets[r]:offsets[r + 1]``; Thm 3.1's
+    ``terms_g``, ``terms_h`` (rows, 2, width) for :meth:`_Floats._scan`; ``totals``
+    (rows, width, 3): each row's float Σg, Σh, Σ|g| left-aligned, zero-padded; ``bounds``:
+    Thm 3.1's bound of each row."""
+
+    __slots__ = ("items", "offsets", "terms_g", "terms_h", "totals", "bounds")
+
+    def __init__(self, items, offsets, terms_g, terms_h, totals, bounds):
+        self.items, self.offsets = items, offsets
+        self.terms_g, self.terms_h, self.totals, self.bounds = terms_g, terms_h, totals, bounds
+
+    def row(self, r):
+        """Row r alone (views, trimmed to its width)."""
+        low, high = self.offsets[r], self.offsets[r + 1]
+        width = high - low
+        return _Groups(tuple(values[low:high] for values in self.items),
+                       self.offsets[:2] - low, self.terms_g[r:r + 1, :, :width],
+                       self.terms_h[r:r + 1, :, :width], self.totals[r:r + 1, :width],
+                       self.bounds[r:r + 1])
 
 
 def _exact_ratio_order(order, ratios, rows, pure, exact):
@@ -502,11 +524,11 @@ class _Search:
         usable_below[:, augment] = below
         # a child's groups are unions of the node's groups (its usable set is a subset of
         # the node's), so they are made from those
-        inside = floats.extents[np.ix_(augment[kept], groups[0][0])]
+        inside = floats.extents[np.ix_(augment[kept], groups.items[0])]
         rows, columns = np.nonzero(inside)
-        groups = floats.groups(tuple(groups[k][0][columns] for k in (0, 1, 2, 4, 5, 6, 7)),
-                               rows, usable_below)
-        own = floats.scan(groups)
+        groups = floats.groups(tuple(values[columns] for values in groups.items), rows,
+                               usable_below)
+        own = groups.bounds
         exact = {}
         own_exact = lambda i: exact.setdefault(i, grouped_bound(
             self.data, bitset.to_int(child_words[kept[i]]), _bitmask(usable_below[i])))
@@ -517,13 +539,12 @@ class _Search:
                 note(int(augment[kept[i]]), "own-bound", usable=_bitmask(usable_below[i]))
         pushed = np.flatnonzero(own_worth)
         keys = self._keys(own[pushed], lambda i: own_exact(pushed[i])).tolist()
-        widths = np.count_nonzero(groups[0] >= 0, axis=1)
         for i, key in zip(pushed.tolist(), keys):
             k = kept[i]
             child = _Node(node.query + (int(augment[k]), ), child_words[k], float(own[i]),
                           key, augment, bounds, critical, node.words, usable_below[i],
                           node.usable,
-                          tuple(array[i:i + 1, :widths[i]].copy() for array in groups))
+                          groups.row(i))
             child.exact_bound = exact.get(i)
             self._push(child)
             note(int(augment[k]), "queued")
