@@ -14,6 +14,10 @@ query. What changes is how each decision is reached:
   The node bounds of all the children it pushes come from one batched grouping of the node's
   own groups (a child's usable propositions are some of the node's, so its groups are unions
   of the node's), with exact sums carried along for the groups of mixed g/h ratios.
+- **Nodes evaluated in batches.** The array work of expanding several open nodes (the one
+  popped and others near the top of the heap) is done at once, at the incumbent of that
+  moment; the decisions are taken when each node is popped, and a node whose incumbent has
+  changed by then is evaluated again (specs §16).
 - **Floats with proven error bounds, exact arithmetic on doubt.** Every float here is within a
   stated relative (bounds) or absolute (objectives) error of the exact value (§16). A comparison
   whose two sides are further apart than their errors is decided by the floats; any other (ties
@@ -160,16 +164,17 @@ class _Floats:
         return _Groups(items, np.concatenate(([0], np.cumsum(counts))), terms_g, terms_h,
                        totals, self._scan(terms_g, terms_h))
 
-    def children(self, groups, candidates):
-        """Σg, λ + Σh, Σ|g| and Thm 3.1's bound over ``groups`` (one row, from
-        :meth:`groups`) of every child I ∩ I(p_a), a in ``candidates``: a child holds whole
-        groups. Σg has absolute error below ``relative_error``·Σ|g| (group sums within their
-        own error, then summed), the others relative error below it (terms of one sign)."""
-        inside = self.extents_float[np.ix_(candidates, groups.items[0])]
-        g, h, abs_g = (inside @ groups.totals[0]).T
-        both = np.stack((inside, inside[:, ::-1]), axis=1)      # the scan's two halves
-        return g, self.lam + h, abs_g, self._scan(both * groups.terms_g,
-                                                  both * groups.terms_h)
+    def children(self, stacked, candidates, owner):
+        """Σg, λ + Σh, Σ|g| and Thm 3.1's bound of every child I ∩ I(p_a), a in
+        ``candidates``, of the node ``owner`` (its row of ``stacked``, from
+        :meth:`_Groups.stack`) over that node's groups: a child holds whole groups. Σg has
+        absolute error below ``relative_error``·Σ|g| (group sums within their own error, then
+        summed), the others relative error below it (terms of one sign)."""
+        columns, terms_g, terms_h, totals = stacked
+        inside = self.extents_float[candidates[:, None, None], columns[owner]]
+        g, h, abs_g = np.matmul(inside[:, :1], totals[owner])[:, 0].T
+        return g, self.lam + h, abs_g, self._scan(inside * terms_g[owner],
+                                                  inside * terms_h[owner])
 
     def _scan(self, terms_g, terms_h):
         """Thm 3.1 per row of (rows, 2, width) group sums ``terms_g``, ``terms_h`` (the
@@ -216,6 +221,22 @@ class _Groups:
                        self.terms_h[r:r + 1, :, :width], self.totals[r:r + 1, :width],
                        self.bounds[r:r + 1])
 
+    @staticmethod
+    def stack(rows):
+        """Several one-row groupings padded to the widest, for :meth:`_Floats.children`:
+        (columns, terms_g, terms_h, totals); ``columns`` (rows, 2, width) names the sample
+        of each term of ``terms_g``, ``terms_h`` (padding: sample 0 with zero terms)."""
+        widths = [len(groups.items[0]) for groups in rows]
+        shape = (len(rows), 2, max(widths))
+        columns, terms_g, terms_h = np.zeros(shape, np.int64), np.zeros(shape), np.zeros(shape)
+        totals = np.zeros((len(rows), shape[2], 3))
+        for r, (groups, width) in enumerate(zip(rows, widths)):
+            columns[r, 0, :width] = groups.items[0]
+            columns[r, 1, :width] = groups.items[0][::-1]      # the negative half is reversed
+            terms_g[r, :, :width], terms_h[r, :, :width] = groups.terms_g[0], groups.terms_h[0]
+            totals[r, :width] = groups.totals[0]
+        return columns, terms_g, terms_h, totals
+
 
 def _exact_ratio_order(order, ratios, rows, pure, exact):
     """``order`` (groups by row, then correctly rounded G/H descending, then exact ratio class
@@ -244,22 +265,41 @@ def _exact_ratio_order(order, ratios, rows, pure, exact):
     return order
 
 
+#: How many open nodes are evaluated together at most: the one expanded and those first in
+#: the heap's array, which are near the top (array operations cost mostly per call).
+_BATCH = 8
+
+
+class _Batch:
+    """Open nodes (``nodes``) evaluated together at the incumbent ``best``
+    (:meth:`_Search._evaluate`): their lists as flat arrays (node i's at
+    ``starts[i]:starts[i + 1]``, ``owner``), the elements line 9 passes then (``positions``,
+    ``worth``), the children evaluated then (``rows``, in ``positions`` order, ``row_of``
+    a position's row) with their objectives and bounds, every node's groups flat
+    (``items``), and ``refined``, lines 12-16 for those rows."""
+
+
+class _Refined:
+    """Lines 12-16's array work for some evaluated children (:meth:`_Search._refine`)."""
+
+
 class _Node:
     """An open node: its query, packed extent, the propositions the queries below it may add,
     its float bound over the groups they make, its queue key and those groups; its
     augmentations (a, b, c) as arrays (b floats, inf for none yet), whose bounds were computed
-    on its parent's extent and groups; exact bounds once some comparison needed them."""
+    on its parent's extent and groups; exact bounds once some comparison needed them; the
+    batch (:class:`_Batch`, its index there) it was evaluated in ahead of its expansion."""
 
     __slots__ = ("query", "words", "bound", "key", "augment", "bounds", "critical",
                  "parent_words", "usable", "parent_usable", "groups", "exact_bound",
-                 "exact_bounds")
+                 "exact_bounds", "batch")
 
     def __init__(self, query, words, bound, key, augment, bounds, critical, parent_words,
-                 usable, parent_usable, groups=None):
+                 usable, parent_usable, groups):
         self.query = query
         self.usable = usable               # the propositions below it (boolean, specs §3)
         self.parent_usable = parent_usable
-        self.groups = groups               # its samples grouped by ``usable`` (not the root)
+        self.groups = groups               # its samples grouped by ``usable``
         self.words = words
         self.bound = bound
         self.key = key
@@ -269,6 +309,7 @@ class _Node:
         self.parent_words = parent_words
         self.exact_bound = None
         self.exact_bounds = {}             # augmentation a -> its exact bound
+        self.batch = None
 
     @property
     def tail(self):
@@ -360,7 +401,9 @@ class _Search:
         root = _Node((), everything, float(root_bound / floats.scale),
                      queue_key(root_bound / floats.scale), np.arange(n_propositions),
                      np.full(n_propositions, np.inf), np.arange(n_propositions),
-                     everything, usable, usable)                           # line 4: b = ∞
+                     everything, usable, usable,                           # line 4: b = ∞
+                     floats.groups(floats.samples(np.arange(n)), np.zeros(n, np.int64),
+                                   usable[None]).row(0))
         root.exact_bound = root_bound
         self._push(root)
         stop = None
@@ -403,72 +446,118 @@ class _Search:
                    if node.bound >= top * (1 - 2 * self.margin))
 
     def _expand(self, node):
-        """Lines 8-16 for every augmentation of ``node`` at once (see the reference)."""
+        """Lines 8-16 for ``node``: its batch's evaluation (a fresh one if the incumbent has
+        changed since), line 9 and line 11 in order, then lines 12-16 as the batch made them,
+        or afresh if the incumbent rose meanwhile."""
         statistics, floats = self.statistics, self.floats
-        query, words, tail = node.query, node.words, node.tail
-        augment, bounds, critical = node.augment, node.bounds, node.critical
-        live = augment > tail
+        if node.batch is None or node.batch[0].best is not self.best:
+            self._evaluate([node] + self._near_top())
+        batch, i = node.batch
+        node.batch = node.groups = None     # not needed again: free them
+        query = node.query
         note = _Notes(self.trace, len(floats.packed))
-        if self.use_core_queries:                                   # (3.8)
-            propagated = live & (tail > critical)
-            statistics["equivalence_propagated"] += int(np.count_nonzero(propagated))
-            live &= ~propagated
-            if note.active:
-                for p in np.flatnonzero(propagated).tolist():
-                    note(int(augment[p]), "core-propagated", witness=int(critical[p]))
-        outside = words & ~floats.packed                            # I \ I(p_j), every j
-        implied_by_node = ~outside.any(axis=1)                      # q → p_j
-        implied = implied_by_node[augment] if self.use_implied else np.zeros(len(augment), bool)
-        positions = np.flatnonzero(live)
-        worth = self._worth(bounds[positions],
-                            lambda i: self._exact_augmentation_bound(node, positions[i]))
-        # The children evaluated with the incumbent of the start: a superset of those evaluated
-        # (the incumbent only grows, so worth(b) only turns false).
-        evaluated_at_start = positions[worth & ~implied[positions]]
-        candidates = augment[evaluated_at_start]
-        if node.groups is None:           # the root: grouped from its samples
-            members = np.flatnonzero(bitset.unpack(words, floats.n))
-            node.groups = floats.groups(floats.samples(members),
-                                        np.zeros(len(members), np.int64), node.usable[None])
-        groups = node.groups
-        node.groups = None                  # not needed again: free it
-        total_g, total_d, total_abs, child_bounds = floats.children(groups, candidates)
-        values, errors = floats.objectives(total_g, total_d, total_abs)
-        child_words = words & floats.packed[candidates]
-        row_of = {p: r for r, p in enumerate(evaluated_at_start.tolist())}
+        low, high = batch.starts[i], batch.starts[i + 1]
+        propagated = batch.propagated[low:high]
+        statistics["equivalence_propagated"] += int(np.count_nonzero(propagated))
+        if note.active:
+            for p in np.flatnonzero(propagated).tolist():
+                note(int(node.augment[p]), "core-propagated", witness=int(node.critical[p]))
+        positions = batch.positions[batch.position_starts[i]:batch.position_starts[i + 1]]
+        worth = batch.worth[batch.position_starts[i]:batch.position_starts[i + 1]]
         evaluated = []                                              # rows, in order
         cursor = 0                       # positions[cursor:] not decided yet
         while cursor < len(positions):
             rest = positions[cursor:]
             if cursor:                   # the incumbent improved: line 9's test again
-                worth = self._worth(bounds[rest],
-                                    lambda i: self._exact_augmentation_bound(node, rest[i]))
+                worth = self._worth(batch.bounds[rest],
+                                    lambda j: self._augmentation_bound(batch, rest[j]))
             improved_at = None
-            for i, p in enumerate(rest.tolist()):
-                if not worth[i]:
+            for j, p in enumerate(rest.tolist()):
+                if not worth[j]:
                     statistics["bound_propagated"] += 1
-                    note(int(augment[p]), "bound-propagated")
+                    note(int(batch.augment[p]), "bound-propagated")
                     continue
-                if implied[p]:
+                if batch.implied[p]:
                     statistics["equivalence_immediate"] += 1       # q → p_a: same extent
-                    note(int(augment[p]), "implied")
+                    note(int(batch.augment[p]), "implied")
                     continue
                 statistics["evaluations"] += 1
-                row = row_of[p]
+                row = batch.row_of[p]
                 evaluated.append(row)
-                if self._improves(values[row], errors[row], child_words[row]):   # line 11
-                    self._set_best(self.data.objective(bitset.to_int(child_words[row])))
-                    self.best_query = query + (int(augment[p]),)
-                    self.best_extent = bitset.to_int(child_words[row])
-                    improved_at = i
+                if self._improves(batch.values[row], batch.errors[row],
+                                  batch.child_words[row]):                # line 11
+                    self._set_best(self.data.objective(bitset.to_int(batch.child_words[row])))
+                    self.best_query = query + (int(batch.augment[p]),)
+                    self.best_extent = bitset.to_int(batch.child_words[row])
+                    improved_at = j
                     break
             cursor = len(positions) if improved_at is None else cursor + improved_at + 1
-        evaluated = np.array(evaluated, dtype=np.int64)
-        self._refine(node, groups, evaluated_at_start[evaluated], child_bounds[evaluated],
-                     child_words[evaluated], implied_by_node, note)
+        refined = batch.refined if batch.best is self.best else \
+            self._refine(batch, np.array(evaluated, dtype=np.int64))
+        self._queue(node, i, refined, note)
         if note.active:
             self.trace.expanded(query, _bitmask(node.usable), self._exact_bound(node),
                                 note.codes, note.witnesses, note.own)
+
+    def _near_top(self):
+        """Open nodes likely to be expanded soon (the first entries of the heap's array) that
+        have no evaluation at the current incumbent and whose bound surely passes line 9."""
+        return [entry[2] for entry in self.heap[:_BATCH - 1]
+                if (entry[2].batch is None or entry[2].batch[0].best is not self.best) and
+                (not self.config.bound_pruning or
+                 entry[2].bound * self.alpha_low > self.best_high)]
+
+    def _evaluate(self, nodes):
+        """The array work of lines 9-16 for ``nodes`` at once, at the current incumbent: each
+        node's children that pass line 9 now (a superset of those it evaluates: the incumbent
+        only grows), their objectives and augmentation bounds, and lines 12-16 for them as if
+        the incumbent stays put until the node is done (:meth:`_refine`). Each node gets the
+        :class:`_Batch`."""
+        floats = self.floats
+        batch = _Batch()
+        batch.best, batch.nodes = self.best, nodes
+        sizes = [len(node.augment) for node in nodes]
+        batch.starts = np.concatenate(([0], np.cumsum(sizes)))
+        batch.owner = owner = np.repeat(np.arange(len(nodes)), sizes)
+        augment = batch.augment = np.concatenate([node.augment for node in nodes])
+        batch.bounds = np.concatenate([node.bounds for node in nodes])
+        batch.critical = np.concatenate([node.critical for node in nodes])
+        tails = np.array([node.tail for node in nodes])[owner]
+        words = np.stack([node.words for node in nodes])
+        batch.implied_by_node = ~(words[:, None, :] & ~floats.packed).any(axis=2)  # q → p_j
+        live = augment > tails
+        batch.propagated = live & (tails > batch.critical) if self.use_core_queries else \
+            np.zeros(len(augment), bool)                                         # (3.8)
+        batch.implied = batch.implied_by_node[owner, augment] if self.use_implied else \
+            np.zeros(len(augment), bool)
+        positions = batch.positions = np.flatnonzero(live & ~batch.propagated)
+        batch.position_starts = np.searchsorted(positions, batch.starts)
+        batch.worth = self._worth(batch.bounds[positions],
+                                  lambda j: self._augmentation_bound(batch, positions[j]))
+        rows = batch.rows = positions[batch.worth & ~batch.implied[positions]]
+        batch.row_of = dict(zip(rows.tolist(), range(len(rows))))
+        batch.row_owner, batch.candidates = owner[rows], augment[rows]
+        groups = [node.groups for node in nodes]
+        total_g, total_d, total_abs, batch.child_bounds = floats.children(
+            _Groups.stack(groups), batch.candidates, batch.row_owner)
+        batch.values, batch.errors = floats.objectives(total_g, total_d, total_abs)
+        batch.child_words = words[batch.row_owner] & floats.packed[batch.candidates]
+        # every node's groups, flat, for its children's groups
+        batch.items = tuple(np.concatenate(values) for values in
+                            zip(*(row.items for row in groups)))
+        widths = np.array([len(row.items[0]) for row in groups])
+        batch.item_starts = np.concatenate(([0], np.cumsum(widths)))
+        batch.item_index = batch.item_starts[:-1, None] + np.arange(widths.max())
+        batch.item_valid = batch.item_index < batch.item_starts[1:, None]
+        np.minimum(batch.item_index, len(batch.items[0]) - 1, out=batch.item_index)
+        batch.refined = self._refine(batch, np.arange(len(rows)))
+        for i, node in enumerate(nodes):
+            node.batch = (batch, i)
+
+    def _augmentation_bound(self, batch, position):
+        """The exact augmentation bound of ``batch``'s list element ``position``."""
+        i = int(batch.owner[position])
+        return self._exact_augmentation_bound(batch.nodes[i], position - batch.starts[i])
 
     def _improves(self, value, error, child_words):
         """obj(child) > obj(q*) (line 11), by floats when certain, else exactly."""
@@ -479,28 +568,80 @@ class _Search:
             return False
         return self.data.objective(bitset.to_int(child_words)) > self.best
 
-    def _refine(self, node, groups, positions, bounds, child_words, implied_by_node, note):
-        """Lines 12-16 for the evaluated children (``positions`` in ``node``'s augmentations):
-        critical indices, then the children queued with their own bounds (their fates noted
-        in ``note``, the search certificate's)."""
-        statistics, floats, config = self.statistics, self.floats, self.config
-        augment = node.augment[positions]
-        critical = augment.copy()
+    def _refine(self, batch, rows):
+        """Lines 12-16's array work, at the current incumbent, for the evaluated children
+        ``rows`` of ``batch`` (ascending, so by node): critical indices, line 15's tests, and
+        for the children that pass them the propositions below them and their own bounds and
+        keys (specs §3), from their nodes' groups in one grouping. Returns a
+        :class:`_Refined`; :meth:`_queue` counts and pushes."""
+        floats, nodes = self.floats, batch.nodes
+        refined = _Refined()
+        augment = refined.augment = batch.candidates[rows]
+        owner = refined.owner = batch.row_owner[rows]
+        child_words = refined.child_words = batch.child_words[rows]
+        bounds = refined.bounds = batch.child_bounds[rows]
+        critical = refined.critical = augment.copy()
         if self.use_core_queries:
-            inherited = node.critical[positions]
-            shortcut = (inherited < augment) & ~implied_by_node[inherited]
+            inherited = batch.critical[batch.rows[rows]]
+            shortcut = (inherited < augment) & ~batch.implied_by_node[owner, inherited]
             critical[shortcut] = inherited[shortcut]                # line 13, (3.7)
             scanned = np.flatnonzero(~shortcut)
             if len(scanned):
                 # crt(q p_a) = min{j < a : q p_a → p_j and q ↛ p_j}, else a
                 implies = ~(child_words[scanned, None, :] & ~floats.packed).any(axis=2)
-                witnesses = implies & ~implied_by_node & \
+                witnesses = implies & ~batch.implied_by_node[owner[scanned]] & \
                     (np.arange(len(floats.packed)) < augment[scanned, None])
                 found = witnesses.any(axis=1)
                 critical[scanned[found]] = witnesses[found].argmax(axis=1)
-        worth = self._worth(bounds, lambda k: grouped_bound(
-            self.data, bitset.to_int(child_words[k]), _bitmask(node.usable)))
-        core = augment == critical
+        worth = refined.worth = self._worth(bounds, lambda k: grouped_bound(
+            self.data, bitset.to_int(child_words[k]), _bitmask(nodes[owner[k]].usable)))
+        refined.core = augment == critical
+        refined.node_starts = np.searchsorted(owner, np.arange(len(nodes) + 1))
+        kept = refined.core & worth
+        if self.config.max_depth is not None:
+            depth = np.array([len(node.query) for node in nodes])
+            kept &= depth[owner] + 1 < self.config.max_depth
+        kept = refined.kept = np.flatnonzero(kept)                  # line 16, in order
+        if not len(kept):
+            return refined
+        # each child's own bound over the propositions below it (specs §3), all at once:
+        # its node's list elements after it that pass (3.8) and line 9 now
+        first, last = refined.node_starts[owner[kept]], refined.node_starts[owner[kept] + 1]
+        siblings = first[:, None] + np.arange((last - first).max())
+        below = (siblings < last[:, None]) & worth[np.minimum(siblings, len(rows) - 1)]
+        np.minimum(siblings, len(rows) - 1, out=siblings)
+        below &= augment[siblings] > augment[kept, None]
+        if self.use_core_queries:
+            below &= critical[siblings] >= augment[kept, None]
+        usable_below = refined.usable_below = np.zeros((len(kept), len(floats.packed)), bool)
+        child, column = np.nonzero(below)
+        usable_below[child, augment[siblings[child, column]]] = True
+        # a child's groups are unions of its node's groups (its usable set is a subset of
+        # the node's), so they are made from those
+        index = batch.item_index[owner[kept]]
+        inside = floats.extents[augment[kept, None], batch.items[0][index]] & \
+            batch.item_valid[owner[kept]]
+        child, column = np.nonzero(inside)
+        index = index[child, column]
+        groups = refined.groups = floats.groups(tuple(values[index] for values in batch.items),
+                                                child, usable_below)
+        own = groups.bounds
+        exact = refined.exact = {}
+        own_exact = lambda j: exact.setdefault(j, grouped_bound(
+            self.data, bitset.to_int(child_words[kept[j]]), _bitmask(usable_below[j])))
+        own_worth = refined.own_worth = self._worth(own, own_exact)
+        pushed = np.flatnonzero(own_worth)
+        refined.keys = np.zeros(len(kept), np.int64)
+        refined.keys[pushed] = self._keys(own[pushed], lambda j: own_exact(pushed[j]))
+        return refined
+
+    def _queue(self, node, i, refined, note):
+        """Lines 15-16 for node i of ``refined``: the counters of its children's fates (noted
+        in ``note``, the search certificate's) and the children queued."""
+        statistics, config = self.statistics, self.config
+        low, high = refined.node_starts[i], refined.node_starts[i + 1]
+        augment, critical = refined.augment[low:high], refined.critical[low:high]
+        core, worth = refined.core[low:high], refined.worth[low:high]
         statistics["equivalence_immediate"] += int(np.count_nonzero(~core))   # (3.6)
         if note.active:
             for k in np.flatnonzero(~core).tolist():
@@ -512,42 +653,21 @@ class _Search:
         if note.active:
             for k in np.flatnonzero(core & ~worth).tolist():
                 note(int(augment[k]), "child-bound")
-        kept = np.flatnonzero(core & worth)                        # line 16, in order
-        if not len(kept):
-            return
-        # each child's own bound over the propositions below it (specs §3), all at once:
-        # the list's elements after it that pass (3.8) and line 9 now
-        below = worth & (augment > augment[kept, None])
-        if self.use_core_queries:
-            below &= critical >= augment[kept, None]
-        usable_below = np.zeros((len(kept), len(floats.packed)), dtype=bool)
-        usable_below[:, augment] = below
-        # a child's groups are unions of the node's groups (its usable set is a subset of
-        # the node's), so they are made from those
-        inside = floats.extents[np.ix_(augment[kept], groups.items[0])]
-        rows, columns = np.nonzero(inside)
-        groups = floats.groups(tuple(values[columns] for values in groups.items), rows,
-                               usable_below)
-        own = groups.bounds
-        exact = {}
-        own_exact = lambda i: exact.setdefault(i, grouped_bound(
-            self.data, bitset.to_int(child_words[kept[i]]), _bitmask(usable_below[i])))
-        own_worth = self._worth(own, own_exact)
-        statistics["bound_immediate"] += int(np.count_nonzero(~own_worth))
-        if note.active:
-            for i in np.flatnonzero(~own_worth).tolist():
-                note(int(augment[kept[i]]), "own-bound", usable=_bitmask(usable_below[i]))
-        pushed = np.flatnonzero(own_worth)
-        keys = self._keys(own[pushed], lambda i: own_exact(pushed[i])).tolist()
-        for i, key in zip(pushed.tolist(), keys):
-            k = kept[i]
-            child = _Node(node.query + (int(augment[k]), ), child_words[k], float(own[i]),
-                          key, augment, bounds, critical, node.words, usable_below[i],
-                          node.usable,
-                          groups.row(i))
-            child.exact_bound = exact.get(i)
+        bounds = refined.bounds[low:high]
+        kept = refined.kept
+        for j in range(*np.searchsorted(kept, (low, high)).tolist()):
+            a = int(refined.augment[kept[j]])
+            if not refined.own_worth[j]:
+                statistics["bound_immediate"] += 1
+                note(a, "own-bound", usable=_bitmask(refined.usable_below[j]))
+                continue
+            child = _Node(node.query + (a,), refined.child_words[kept[j]],
+                          float(refined.groups.bounds[j]), int(refined.keys[j]), augment,
+                          bounds, critical, node.words, refined.usable_below[j], node.usable,
+                          refined.groups.row(j))
+            child.exact_bound = refined.exact.get(j)
             self._push(child)
-            note(int(augment[k]), "queued")
+            note(a, "queued")
 
     def _progress_figures(self):
         unit = 2 * self.problem.n_samples
