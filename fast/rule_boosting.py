@@ -150,42 +150,47 @@ class _Floats:
         column = np.arange(len(order)) - (np.cumsum(counts) - counts)[group_rows]
         items = tuple(values[order] for values in (representatives, g, h, abs_g, rank,
                                                    exact_g, exact_h))
-        g, h, sign = items[1], items[2], sign[order]
-        # Thm 3.1's terms: the positive groups in order (half 0), the negative ones in
-        # reverse (half 1), left-aligned; other terms exact zeros
-        shape = (len(usable), 2, counts.max(initial=0))
-        terms_g, terms_h = np.zeros(shape), np.zeros(shape)
+        # Thm 3.1's terms: the groups with g ≥ 0 in order (half 0; those with g = 0, last,
+        # only lower G²/D), the negative ones in reverse (half 1), left-aligned; a row is as
+        # wide as its longer half, other terms exact zeros
+        negative = sign[order] < 0
         backwards = counts[group_rows] - 1 - column
-        for half, where, mask in ((0, column, sign > 0), (1, backwards, sign < 0)):
-            terms_g[group_rows, half, where] = g * mask
-            terms_h[group_rows, half, where] = h * mask
-        totals = np.zeros((shape[0], shape[2], 3))
-        totals[group_rows, column] = np.stack(items[1:4], axis=1)
-        return _Groups(items, np.concatenate(([0], np.cumsum(counts))), terms_g, terms_h,
-                       totals, self._scan(terms_g, terms_h))
+        widths = np.maximum(np.bincount(group_rows[negative], minlength=len(usable)),
+                            counts - np.bincount(group_rows[negative], minlength=len(usable)))
+        shape = (len(usable), 2, widths.max(initial=0))
+        columns = np.zeros(shape, np.int64)
+        terms_g, terms_h = np.zeros(shape), np.zeros(shape)
+        for half, where in ((0, ~negative), (1, negative)):
+            place = (group_rows[where], half, (column if half == 0 else backwards)[where])
+            columns[place] = items[0][where]
+            terms_g[place], terms_h[place] = items[1][where], items[2][where]
+        return _Groups(items, np.concatenate(([0], np.cumsum(counts))), widths, columns,
+                       terms_g, terms_h, self._scan(terms_g, terms_h)[0])
 
     def children(self, stacked, candidates, owner):
         """Σg, λ + Σh, Σ|g| and Thm 3.1's bound of every child I ∩ I(p_a), a in
         ``candidates``, of the node ``owner`` (its row of ``stacked``, from
-        :meth:`_Groups.stack`) over that node's groups: a child holds whole groups. Σg has
-        absolute error below ``relative_error``·Σ|g| (group sums within their own error, then
-        summed), the others relative error below it (terms of one sign)."""
-        columns, terms_g, terms_h, totals = stacked
+        :meth:`_Groups.stack`) over that node's groups: a child holds whole groups. The sums
+        are those of the scan's two halves (each of one sign), so Σg has absolute error below
+        ``relative_error``·Σ|g| and the others relative error below it."""
+        columns, terms_g, terms_h = stacked
         inside = self.extents_float[candidates[:, None, None], columns[owner]]
-        g, h, abs_g = np.matmul(inside[:, :1], totals[owner])[:, 0].T
-        return g, self.lam + h, abs_g, self._scan(inside * terms_g[owner],
-                                                  inside * terms_h[owner])
+        bound, sums_g, sums_h = self._scan(inside * terms_g[owner], inside * terms_h[owner])
+        return (sums_g[:, 0] + sums_g[:, 1], self.lam + sums_h[:, 0] + sums_h[:, 1],
+                sums_g[:, 0] - sums_g[:, 1], bound)
 
     def _scan(self, terms_g, terms_h):
         """Thm 3.1 per row of (rows, 2, width) group sums ``terms_g``, ``terms_h`` (the
-        positive groups in order, the negative ones in reverse, each left-aligned):
+        groups with g ≥ 0 in order, the negative ones in reverse, each left-aligned):
         cumulative sums per half (terms of one sign, other terms exact zeros: relative error
-        below ``relative_error``), the largest G²/(λ + H)."""
+        below ``relative_error``), the largest G²/(λ + H); and each half's Σg and Σh."""
         sums_g = np.cumsum(terms_g, axis=2)
-        sums_d = self.lam + np.cumsum(terms_h, axis=2)
+        sums_h = np.cumsum(terms_h, axis=2)
+        if not terms_g.size:                                    # no rows or no terms
+            return np.zeros(len(terms_g)), sums_g.sum(axis=2), sums_h.sum(axis=2)
         # 0/0 (λ = 0, nothing summed yet) is NaN, which fmax passes over
-        values = (sums_g * sums_g / sums_d).reshape(len(sums_g), -1 if sums_g.size else 0)
-        return np.fmax.reduce(values, axis=1, initial=0.0)
+        values = (sums_g * sums_g / (self.lam + sums_h)).reshape(len(sums_g), -1)
+        return np.fmax.reduce(values, axis=1, initial=0.0), sums_g[:, :, -1], sums_h[:, :, -1]
 
     def objectives(self, total_g, total_d, total_abs):
         """Float obj (scaled like eq. 2.3 times 2n, unscaled by S) and its absolute error
@@ -202,40 +207,36 @@ class _Groups:
     """Groups of several sets (rows) from :meth:`_Floats.groups`: ``items``, flat arrays in
     row order, then G/H descending exactly (a sample of each group, float Σg, Σh, Σ|g|, ratio
     class or -1 if mixed, exact Σg, Σh), row r's at ``offsets[r]:offsets[r + 1]``; Thm 3.1's
-    ``terms_g``, ``terms_h`` (rows, 2, width) for :meth:`_Floats._scan`; ``totals``
-    (rows, width, 3): each row's float Σg, Σh, Σ|g| left-aligned, zero-padded; ``bounds``:
-    Thm 3.1's bound of each row."""
+    ``terms_g``, ``terms_h`` (rows, 2, width) for :meth:`_Floats._scan`, row r's first
+    ``widths[r]`` columns, and ``columns``, the sample of each term (padding: sample 0 with
+    zero terms); ``bounds``: Thm 3.1's bound of each row."""
 
-    __slots__ = ("items", "offsets", "terms_g", "terms_h", "totals", "bounds")
+    __slots__ = ("items", "offsets", "widths", "columns", "terms_g", "terms_h", "bounds")
 
-    def __init__(self, items, offsets, terms_g, terms_h, totals, bounds):
-        self.items, self.offsets = items, offsets
-        self.terms_g, self.terms_h, self.totals, self.bounds = terms_g, terms_h, totals, bounds
+    def __init__(self, items, offsets, widths, columns, terms_g, terms_h, bounds):
+        self.items, self.offsets, self.widths, self.columns = items, offsets, widths, columns
+        self.terms_g, self.terms_h, self.bounds = terms_g, terms_h, bounds
 
     def row(self, r):
         """Row r alone (views, trimmed to its width)."""
-        low, high = self.offsets[r], self.offsets[r + 1]
-        width = high - low
+        low, high, width = self.offsets[r], self.offsets[r + 1], self.widths[r]
         return _Groups(tuple(values[low:high] for values in self.items),
-                       self.offsets[:2] - low, self.terms_g[r:r + 1, :, :width],
-                       self.terms_h[r:r + 1, :, :width], self.totals[r:r + 1, :width],
+                       self.offsets[:2] - low, self.widths[r:r + 1],
+                       *(array[r:r + 1, :, :width] for array in (self.columns, self.terms_g,
+                                                                 self.terms_h)),
                        self.bounds[r:r + 1])
 
     @staticmethod
     def stack(rows):
         """Several one-row groupings padded to the widest, for :meth:`_Floats.children`:
-        (columns, terms_g, terms_h, totals); ``columns`` (rows, 2, width) names the sample
-        of each term of ``terms_g``, ``terms_h`` (padding: sample 0 with zero terms)."""
-        widths = [len(groups.items[0]) for groups in rows]
-        shape = (len(rows), 2, max(widths))
-        columns, terms_g, terms_h = np.zeros(shape, np.int64), np.zeros(shape), np.zeros(shape)
-        totals = np.zeros((len(rows), shape[2], 3))
-        for r, (groups, width) in enumerate(zip(rows, widths)):
-            columns[r, 0, :width] = groups.items[0]
-            columns[r, 1, :width] = groups.items[0][::-1]      # the negative half is reversed
-            terms_g[r, :, :width], terms_h[r, :, :width] = groups.terms_g[0], groups.terms_h[0]
-            totals[r, :width] = groups.totals[0]
-        return columns, terms_g, terms_h, totals
+        (columns, terms_g, terms_h)."""
+        shape = (len(rows), 2, max(int(groups.widths[0]) for groups in rows))
+        stacked = np.zeros(shape, np.int64), np.zeros(shape), np.zeros(shape)
+        for r, groups in enumerate(rows):
+            width = groups.widths[0]
+            for array, values in zip(stacked, (groups.columns, groups.terms_g, groups.terms_h)):
+                array[r, :, :width] = values[0]
+        return stacked
 
 
 def _exact_ratio_order(order, ratios, rows, pure, exact):
