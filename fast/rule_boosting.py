@@ -587,11 +587,12 @@ class _Search:
             shortcut = (inherited < augment) & ~batch.implied_by_node[owner, inherited]
             critical[shortcut] = inherited[shortcut]                # line 13, (3.7)
             scanned = np.flatnonzero(~shortcut)
-            if len(scanned):
+            top = augment[scanned].max(initial=0)      # only j < top can be witnesses
+            if top:
                 # crt(q p_a) = min{j < a : q p_a → p_j and q ↛ p_j}, else a
-                implies = ~(child_words[scanned, None, :] & ~floats.packed).any(axis=2)
-                witnesses = implies & ~batch.implied_by_node[owner[scanned]] & \
-                    (np.arange(len(floats.packed)) < augment[scanned, None])
+                implies = ~(child_words[scanned, None, :] & ~floats.packed[:top]).any(axis=2)
+                witnesses = implies & ~batch.implied_by_node[owner[scanned], :top] & \
+                    (np.arange(top) < augment[scanned, None])
                 found = witnesses.any(axis=1)
                 critical[scanned[found]] = witnesses[found].argmax(axis=1)
         worth = refined.worth = self._worth(bounds, lambda k: grouped_bound(
@@ -660,7 +661,8 @@ class _Search:
             a = int(refined.augment[kept[j]])
             if not refined.own_worth[j]:
                 statistics["bound_immediate"] += 1
-                note(a, "own-bound", usable=_bitmask(refined.usable_below[j]))
+                if note.active:
+                    note(a, "own-bound", usable=_bitmask(refined.usable_below[j]))
                 continue
             child = _Node(node.query + (a,), refined.child_words[kept[j]],
                           float(refined.groups.bounds[j]), int(refined.keys[j]), augment,
