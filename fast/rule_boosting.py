@@ -56,6 +56,40 @@ __all__ = ["optimal_rule", "greedy_rule"]
 _UNIT_ROUNDOFF = 2.0 ** -53
 
 
+class _RankedArrays(_RankedData):
+    """The reference's :class:`_RankedData` (the same attributes, equal values) built with
+    array operations: samples by correctly rounded g/h descending (monotone in the exact
+    ratio), then by index; a run of equal floats whose exact ratios differ is sorted
+    exactly. Extents and each sample's propositions come from one bit matrix."""
+
+    def __init__(self, problem):
+        n, g, h = problem.n_samples, problem.g, problem.h
+        ratio = np.array([g_i / h_i for g_i, h_i in zip(g, h)])
+        order = np.lexsort((np.arange(n), -ratio))
+        equal = ratio[order[1:]] == ratio[order[:-1]]
+        order = order.tolist()
+        runs = set()
+        for p in np.flatnonzero(equal).tolist():
+            if g[order[p]] * h[order[p + 1]] != g[order[p + 1]] * h[order[p]]:
+                low = p
+                while low and equal[low - 1]:
+                    low -= 1
+                runs.add(low)
+        for low in runs:
+            high = low + 1
+            while high <= len(equal) and equal[high - 1]:
+                high += 1
+            order[low:high] = sorted(order[low:high], key=lambda i: (-Fraction(g[i], h[i]), i))
+        self.order, self.lam = order, problem.lam
+        self.g, self.h = [g[i] for i in order], [h[i] for i in order]
+        words = np.array([bitset.from_int(extent, n) for extent in problem.extents],
+                         dtype=np.uint64).reshape(len(problem.extents), bitset.n_words(n))
+        bits = bitset.unpack(words, n)[:, order]
+        self.extents = [bitset.to_int(row) for row in bitset.pack(bits)]
+        self.row_keys = [int.from_bytes(row.tobytes(), "little")
+                         for row in np.packbits(bits.T, axis=1, bitorder="little")]
+
+
 class _Floats:
     """The ranked problem in float64, with its error bound.
 
@@ -322,7 +356,7 @@ class _Search:
 
     def __init__(self, problem, config):
         self.problem, self.config = problem, config
-        self.data = _RankedData(problem)
+        self.data = _RankedArrays(problem)
         self.floats = _Floats(problem, self.data)
         self.alpha = config.alpha
         self.alpha_float = float(config.alpha)
