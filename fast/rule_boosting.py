@@ -124,12 +124,22 @@ class _Floats:
             [g1 * h0 != g0 * h1 for g0, h0, g1, h1 in zip(data.g, data.h, data.g[1:],
                                                            data.h[1:])], dtype=np.int64)))
         self.by_sample = _packed_rows(self.extents.T)     # (n, words): sample i's bits
+        self.outside = np.ascontiguousarray(~self.packed.T)  # (words, P): not in I(p_j)
 
     def sums(self, members, candidates):
         """Σg, λ + Σh, Σ|g| (floats) of I(p_a) ∩ ``members``, a in ``candidates``."""
         inside = self.extents[np.ix_(candidates, members)].astype(np.float64)   # (A, m)
         return (inside @ self.g[members], self.lam + inside @ self.h[members],
                 inside @ self.abs_g[members])
+
+    def implies(self, words, top):
+        """Whether each extent (a row of packed ``words``) lies within I(p_j), for each
+        j < ``top``: a (rows, top) boolean array (word by word: one pass per word over
+        (rows, top), cheaper than a pass over (rows, top, words))."""
+        outside = words[:, 0, None] & self.outside[0, :top]
+        for word in range(1, words.shape[1]):
+            outside |= words[:, word, None] & self.outside[word, :top]
+        return outside == 0
 
     def samples(self, members):
         """The samples ``members`` as items for :meth:`groups`: each its own group."""
@@ -559,7 +569,7 @@ class _Search:
         batch.critical = np.concatenate([node.critical for node in nodes])
         tails = np.array([node.tail for node in nodes])[owner]
         words = np.stack([node.words for node in nodes])
-        batch.implied_by_node = ~(words[:, None, :] & ~floats.packed).any(axis=2)  # q → p_j
+        batch.implied_by_node = floats.implies(words, len(floats.packed))     # q → p_j
         live = augment > tails
         batch.propagated = live & (tails > batch.critical) if self.use_core_queries else \
             np.zeros(len(augment), bool)                                         # (3.8)
@@ -624,7 +634,7 @@ class _Search:
             top = augment[scanned].max(initial=0)      # only j < top can be witnesses
             if top:
                 # crt(q p_a) = min{j < a : q p_a → p_j and q ↛ p_j}, else a
-                implies = ~(child_words[scanned, None, :] & ~floats.packed[:top]).any(axis=2)
+                implies = floats.implies(child_words[scanned], top)
                 witnesses = implies & ~batch.implied_by_node[owner[scanned], :top] & \
                     (np.arange(top) < augment[scanned, None])
                 found = witnesses.any(axis=1)
