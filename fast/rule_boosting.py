@@ -511,6 +511,15 @@ class _Search:
         worth = batch.worth[batch.position_starts[i]:batch.position_starts[i + 1]]
         evaluated = []                                              # rows, in order
         cursor = 0                       # positions[cursor:] not decided yet
+        rows = np.arange(*np.searchsorted(batch.row_owner, (i, i + 1)))
+        if not note.active and (batch.values[rows] + batch.errors[rows] < self.best_low).all():
+            # line 11 surely fails for every child (as in _improves): the incumbent stays,
+            # so line 9's tests are the batch's, and they are counted at once
+            failed = int(np.count_nonzero(~worth))
+            statistics["bound_propagated"] += failed
+            statistics["equivalence_immediate"] += len(positions) - failed - len(rows)
+            statistics["evaluations"] += len(rows)
+            cursor = len(positions)
         while cursor < len(positions):
             rest = positions[cursor:]
             if cursor:                   # the incumbent improved: line 9's test again
