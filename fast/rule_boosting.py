@@ -321,7 +321,8 @@ class _Batch:
     ``starts[i]:starts[i + 1]``, ``owner``), the elements line 9 passes then (``positions``,
     ``worth``), the children evaluated then (``rows``, in ``positions`` order, ``row_of``
     a position's row) with their objectives and bounds, every node's groups flat
-    (``items``), and ``refined``, lines 12-16 for those rows."""
+    (``items``, node i's at ``item_index[i][item_valid[i]]``), and ``refined``, lines 12-16
+    for those rows."""
 
 
 class _Refined:
@@ -600,9 +601,9 @@ class _Search:
         batch.items = tuple(np.concatenate(values) for values in
                             zip(*(row.items for row in groups)))
         widths = np.array([len(row.items[0]) for row in groups])
-        batch.item_starts = np.concatenate(([0], np.cumsum(widths)))
-        batch.item_index = batch.item_starts[:-1, None] + np.arange(widths.max())
-        batch.item_valid = batch.item_index < batch.item_starts[1:, None]
+        starts = np.concatenate(([0], np.cumsum(widths)))
+        batch.item_index = starts[:-1, None] + np.arange(widths.max())   # node i's items
+        batch.item_valid = batch.item_index < starts[1:, None]
         np.minimum(batch.item_index, len(batch.items[0]) - 1, out=batch.item_index)
         batch.refined = self._refine(batch, np.arange(len(rows)))
         for i, node in enumerate(nodes):
@@ -631,7 +632,7 @@ class _Search:
         floats, nodes = self.floats, batch.nodes
         refined = _Refined()
         augment = refined.augment = batch.candidates[rows]
-        owner = refined.owner = batch.row_owner[rows]
+        owner = batch.row_owner[rows]
         child_words = refined.child_words = batch.child_words[rows]
         bounds = refined.bounds = batch.child_bounds[rows]
         critical = refined.critical = augment.copy()
