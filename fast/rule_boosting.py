@@ -11,7 +11,13 @@ query. What changes is how each decision is reached:
   all children are matrix-vector products, and Thm 3.1's bound of all children is one
   cumulative sum over the positive groups and one over the negative ones (a child's prefix
   sums stay put where it lacks a group, so the maximum over its own prefixes is unchanged).
-  The node bounds of all the children it pushes come from one batched grouping.
+  The node bounds of all the children it pushes come from one batched grouping of the node's
+  own groups (a child's usable propositions are some of the node's, so its groups are unions
+  of the node's), with exact sums carried along for the groups of mixed g/h ratios.
+- **Nodes evaluated in batches.** The array work of expanding several open nodes (the one
+  popped and others near the top of the heap) is done at once, at the incumbent of that
+  moment; the decisions are taken when each node is popped, and a node whose incumbent has
+  changed by then is evaluated again (specs §16).
 - **Floats with proven error bounds, exact arithmetic on doubt.** Every float here is within a
   stated relative (bounds) or absolute (objectives) error of the exact value (§16). A comparison
   whose two sides are further apart than their errors is decided by the floats; any other (ties
@@ -50,6 +56,40 @@ __all__ = ["optimal_rule", "greedy_rule"]
 _UNIT_ROUNDOFF = 2.0 ** -53
 
 
+class _RankedArrays(_RankedData):
+    """The reference's :class:`_RankedData` (the same attributes, equal values) built with
+    array operations: samples by correctly rounded g/h descending (monotone in the exact
+    ratio), then by index; a run of equal floats whose exact ratios differ is sorted
+    exactly. Extents and each sample's propositions come from one bit matrix."""
+
+    def __init__(self, problem):
+        n, g, h = problem.n_samples, problem.g, problem.h
+        ratio = np.array([g_i / h_i for g_i, h_i in zip(g, h)])
+        order = np.lexsort((np.arange(n), -ratio))
+        equal = ratio[order[1:]] == ratio[order[:-1]]
+        order = order.tolist()
+        runs = set()
+        for p in np.flatnonzero(equal).tolist():
+            if g[order[p]] * h[order[p + 1]] != g[order[p + 1]] * h[order[p]]:
+                low = p
+                while low and equal[low - 1]:
+                    low -= 1
+                runs.add(low)
+        for low in runs:
+            high = low + 1
+            while high <= len(equal) and equal[high - 1]:
+                high += 1
+            order[low:high] = sorted(order[low:high], key=lambda i: (-Fraction(g[i], h[i]), i))
+        self.order, self.lam = order, problem.lam
+        self.g, self.h = [g[i] for i in order], [h[i] for i in order]
+        words = np.array([bitset.from_int(extent, n) for extent in problem.extents],
+                         dtype=np.uint64).reshape(len(problem.extents), bitset.n_words(n))
+        bits = bitset.unpack(words, n)[:, order]
+        self.extents = [bitset.to_int(row) for row in bitset.pack(bits)]
+        self.row_keys = [int.from_bytes(row.tobytes(), "little")
+                         for row in np.packbits(bits.T, axis=1, bitorder="little")]
+
+
 class _Floats:
     """The ranked problem in float64, with its error bound.
 
@@ -77,12 +117,14 @@ class _Floats:
                                dtype=np.uint64).reshape(len(data.extents), bitset.n_words(n))
         self.extents = np.array([bitset.unpack(row, n) for row in self.packed],
                                 dtype=bool).reshape(len(data.extents), n)
+        self.extents_float = self.extents.astype(np.float64)
         self.n = n
         # ratio_class[r]: the number of distinct exact g/h ratios before rank r
         self.ratio_class = np.concatenate(([0], np.cumsum(
             [g1 * h0 != g0 * h1 for g0, h0, g1, h1 in zip(data.g, data.h, data.g[1:],
                                                            data.h[1:])], dtype=np.int64)))
         self.by_sample = _packed_rows(self.extents.T)     # (n, words): sample i's bits
+        self.outside = np.ascontiguousarray(~self.packed.T)  # (words, P): not in I(p_j)
 
     def sums(self, members, candidates):
         """Σg, λ + Σh, Σ|g| (floats) of I(p_a) ∩ ``members``, a in ``candidates``."""
@@ -90,16 +132,33 @@ class _Floats:
         return (inside @ self.g[members], self.lam + inside @ self.h[members],
                 inside @ self.abs_g[members])
 
-    def groups(self, members, rows, usable):
-        """Samples grouped as the reference's ``grouped_bound`` groups them, for several sets
-        of samples at once: set r holds the ranks ``members[rows == r]`` (``rows`` ascending,
-        ranks ascending within a row), grouped by the propositions ``usable[r]`` (a boolean
-        row over all propositions). Returns (R, width) arrays, row r holding set r's groups in
-        exact order of G/H descending (left-aligned, padded with sample -1 and zeros): each
-        group's first sample, its g and h sums (floats within the error of §16), the sign of
-        its g sum and its Σ|g|."""
-        words = self.by_sample[members] & _packed_rows(usable)[rows]
-        by_group = np.lexsort((*words.T, rows))      # stable: within a group, rank order
+    def implies(self, words, top):
+        """Whether each extent (a row of packed ``words``) lies within I(p_j), for each
+        j < ``top``: a (rows, top) boolean array (word by word: one pass per word over
+        (rows, top), cheaper than a pass over (rows, top, words))."""
+        outside = words[:, 0, None] & self.outside[0, :top]
+        for word in range(1, words.shape[1]):
+            outside |= words[:, word, None] & self.outside[word, :top]
+        return outside == 0
+
+    def samples(self, members):
+        """The samples ``members`` as items for :meth:`groups`: each its own group."""
+        return (members, self.g[members], self.h[members], self.abs_g[members],
+                self.ratio_class[members], self.exact_g[members], self.exact_h[members])
+
+    def groups(self, items, rows, usable):
+        """Items grouped as the reference's ``grouped_bound`` groups samples, for several sets
+        at once: set r holds the items ``rows == r`` (``rows`` ascending), grouped by the
+        propositions ``usable[r]`` (a boolean row over all propositions). An item is a set of
+        samples that agree on every proposition in ``usable[r]``: a sample
+        (:meth:`samples`) or a group of a coarser grouping (a column of this method's
+        result). ``items`` = (a sample of each, float Σg, Σh, Σ|g|, ratio class (-1 if
+        mixed), exact Σg, Σh scaled by S). Returns the :class:`_Groups` of the R sets, each
+        in exact order of G/H descending, float sums within the error of §16, exact sums
+        Python integers."""
+        representatives, g, h, abs_g, classes, exact_g, exact_h = items
+        words = self.by_sample[representatives] & _packed_rows(usable)[rows]
+        by_group = np.lexsort((*words.T, rows))
         words, rows = words[by_group], rows[by_group]
         new_group = np.empty(len(rows), dtype=bool)
         new_group[:1] = True
@@ -107,80 +166,75 @@ class _Floats:
                       out=new_group[1:])
         starts = np.flatnonzero(new_group)
         group_rows = rows[starts]
-        ends = np.append(starts[1:], len(rows))[:len(starts)]            # none if empty
-        ordered = members[by_group]
-        representatives = ordered[starts]
-        # A group of samples with one exact g/h ratio (one ratio class; classes grow with
-        # rank, so its first and last samples tell) is "pure": its ratio is known exactly (its
-        # class) and its g terms have one sign, so float sums have the relative error of §16.
-        # Other groups are summed exactly and rounded once.
-        classes = self.ratio_class[ordered]
-        rank = classes[starts]
-        pure = rank == classes[ends - 1]
-        g = np.add.reduceat(self.g[ordered], starts)
-        h = np.add.reduceat(self.h[ordered], starts)
-        abs_g = np.add.reduceat(self.abs_g[ordered], starts)
+        representatives = representatives[by_group[starts]]
+        # A group of samples with one exact g/h ratio (all its items pure and of one class)
+        # is "pure": its ratio is known exactly (its class) and its g terms have one sign, so
+        # float sums (sums of the items' sums) have the relative error of §16. Other groups
+        # get their exact sums rounded once.
+        classes = classes[by_group]
+        rank = np.minimum.reduceat(classes, starts)
+        pure = (rank >= 0) & (rank == np.maximum.reduceat(classes, starts))
+        g, h, abs_g, exact_g, exact_h = (np.add.reduceat(values[by_group], starts)
+                                         for values in (g, h, abs_g, exact_g, exact_h))
         ratio, sign = self.ratio[representatives], self.sign[representatives]
         mixed = np.flatnonzero(~pure)
         if len(mixed):
-            sizes = ends[mixed] - starts[mixed]
-            samples = ordered[np.repeat(starts[mixed] - np.cumsum(sizes) + sizes, sizes) +
-                              np.arange(sizes.sum())]               # the mixed groups' samples
-            first = np.cumsum(sizes) - sizes
-            exact_g = np.add.reduceat(self.exact_g[samples], first)
-            exact_h = np.add.reduceat(self.exact_h[samples], first)
-            g[mixed] = (exact_g / self.scale).astype(np.float64)
-            h[mixed] = (exact_h / self.scale).astype(np.float64)
-            ratio[mixed] = (exact_g / exact_h).astype(np.float64)
+            g[mixed] = (exact_g[mixed] / self.scale).astype(np.float64)
+            h[mixed] = (exact_h[mixed] / self.scale).astype(np.float64)
+            ratio[mixed] = (exact_g[mixed] / exact_h[mixed]).astype(np.float64)
             sign[mixed] = np.sign(g[mixed])
             rank[mixed] = -1
         # by row, then G/H descending: floats correctly rounded (monotone), then the exact
         # class; only runs of equal floats with a mixed group need more
         order = np.lexsort((rank, -ratio, group_rows))
         if len(mixed):
-            # exact (G, H) of each group, or of a sample with its ratio (pure groups)
-            exact = (self.exact_g[representatives], self.exact_h[representatives])
-            exact[0][mixed], exact[1][mixed] = exact_g, exact_h
-            order = _exact_ratio_order(order, ratio, group_rows, pure, exact)
+            order = _exact_ratio_order(order, ratio, group_rows, pure, (exact_g, exact_h))
         group_rows = group_rows[order]
         counts = np.bincount(group_rows, minlength=len(usable))
         column = np.arange(len(order)) - (np.cumsum(counts) - counts)[group_rows]
-        shape = (len(usable), counts.max(initial=0))
-        padded = (np.full(shape, -1), np.zeros(shape), np.zeros(shape), np.zeros(shape),
-                  np.zeros(shape))
-        for array, values in zip(padded, (representatives, g, h, sign, abs_g)):
-            array[group_rows, column] = values[order]
-        return padded
+        items = tuple(values[order] for values in (representatives, g, h, abs_g, rank,
+                                                   exact_g, exact_h))
+        # Thm 3.1's terms: the groups with g ≥ 0 in order (half 0; those with g = 0, last,
+        # only lower G²/D), the negative ones in reverse (half 1), left-aligned; a row is as
+        # wide as its longer half, other terms exact zeros
+        negative = sign[order] < 0
+        backwards = counts[group_rows] - 1 - column
+        widths = np.maximum(np.bincount(group_rows[negative], minlength=len(usable)),
+                            counts - np.bincount(group_rows[negative], minlength=len(usable)))
+        shape = (len(usable), 2, widths.max(initial=0))
+        columns = np.zeros(shape, np.int64)
+        terms_g, terms_h = np.zeros(shape), np.zeros(shape)
+        for half, where in ((0, ~negative), (1, negative)):
+            place = (group_rows[where], half, (column if half == 0 else backwards)[where])
+            columns[place] = items[0][where]
+            terms_g[place], terms_h[place] = items[1][where], items[2][where]
+        return _Groups(items, np.concatenate(([0], np.cumsum(counts))), widths, columns,
+                       terms_g, terms_h, self._scan(terms_g, terms_h)[0])
 
-    def scan(self, groups):
-        """Thm 3.1's scan over each row's set of ``groups`` (from :meth:`groups`)."""
-        _, g, h, sign, _ = groups
-        return self._scan(g, h, sign)
+    def children(self, stacked, candidates, owner):
+        """Σg, λ + Σh, Σ|g| and Thm 3.1's bound of every child I ∩ I(p_a), a in
+        ``candidates``, of the node ``owner`` (its row of ``stacked``, from
+        :meth:`_Groups.stack`) over that node's groups: a child holds whole groups. The sums
+        are those of the scan's two halves (each of one sign), so Σg has absolute error below
+        ``relative_error``·Σ|g| and the others relative error below it."""
+        columns, terms_g, terms_h = stacked
+        inside = self.extents_float[candidates[:, None, None], columns[owner]]
+        bound, sums_g, sums_h = self._scan(inside * terms_g[owner], inside * terms_h[owner])
+        return (sums_g[:, 0] + sums_g[:, 1], self.lam + sums_h[:, 0] + sums_h[:, 1],
+                sums_g[:, 0] - sums_g[:, 1], bound)
 
-    def children(self, groups, candidates):
-        """Σg, λ + Σh, Σ|g| and Thm 3.1's bound over ``groups`` (one row, from
-        :meth:`groups`) of every child I ∩ I(p_a), a in ``candidates``: a child holds whole
-        groups. Σg has absolute error below ``relative_error``·Σ|g| (group sums within their
-        own error, then summed), the others relative error below it (terms of one sign)."""
-        representatives, g, h, sign, abs_g = groups
-        inside = self.extents[np.ix_(candidates, representatives[0])].astype(np.float64)
-        sums = (inside @ g[0], self.lam + inside @ h[0], inside @ abs_g[0])
-        return (*sums, self._scan(inside * g, inside * h, sign))
-
-    def _scan(self, g, h, sign):
-        """Thm 3.1 per row of group sums ``g``, ``h`` (signs ``sign``, rows broadcast):
-        cumulative sums over the positive groups in order and over the negative ones in
-        reverse (terms of one sign, masked ones exact zeros: relative error below
-        ``relative_error``), the largest G²/(λ + H)."""
-        bound = np.zeros(len(g))
-        if not g.size:
-            return bound
-        for mask, step in ((sign > 0, 1), (sign < 0, -1)):
-            sums_g = np.cumsum((g * mask)[:, ::step], axis=1)
-            sums_d = self.lam + np.cumsum((h * mask)[:, ::step], axis=1)
-            # 0/0 (λ = 0, nothing summed yet) is NaN, which fmax passes over
-            np.fmax(bound, np.fmax.reduce(sums_g * sums_g / sums_d, axis=1), out=bound)
-        return bound
+    def _scan(self, terms_g, terms_h):
+        """Thm 3.1 per row of (rows, 2, width) group sums ``terms_g``, ``terms_h`` (the
+        groups with g ≥ 0 in order, the negative ones in reverse, each left-aligned):
+        cumulative sums per half (terms of one sign, other terms exact zeros: relative error
+        below ``relative_error``), the largest G²/(λ + H); and each half's Σg and Σh."""
+        sums_g = np.cumsum(terms_g, axis=2)
+        sums_h = np.cumsum(terms_h, axis=2)
+        if not terms_g.size:                                    # no rows or no terms
+            return np.zeros(len(terms_g)), sums_g.sum(axis=2), sums_h.sum(axis=2)
+        # 0/0 (λ = 0, nothing summed yet) is NaN, which fmax passes over
+        values = (sums_g * sums_g / (self.lam + sums_h)).reshape(len(sums_g), -1)
+        return np.fmax.reduce(values, axis=1, initial=0.0), sums_g[:, :, -1], sums_h[:, :, -1]
 
     def objectives(self, total_g, total_d, total_abs):
         """Float obj (scaled like eq. 2.3 times 2n, unscaled by S) and its absolute error
@@ -191,6 +245,42 @@ class _Floats:
         error = np.where(total_d > 0, 2 * (error_g * (2 * np.abs(total_g) + error_g)
                                            / total_d + value * self.relative_error), 0.0)
         return value, error
+
+
+class _Groups:
+    """Groups of several sets (rows) from :meth:`_Floats.groups`: ``items``, flat arrays in
+    row order, then G/H descending exactly (a sample of each group, float Σg, Σh, Σ|g|, ratio
+    class or -1 if mixed, exact Σg, Σh), row r's at ``offsets[r]:offsets[r + 1]``; Thm 3.1's
+    ``terms_g``, ``terms_h`` (rows, 2, width) for :meth:`_Floats._scan`, row r's first
+    ``widths[r]`` columns, and ``columns``, the sample of each term (padding: sample 0 with
+    zero terms); ``bounds``: Thm 3.1's bound of each row."""
+
+    __slots__ = ("items", "offsets", "widths", "columns", "terms_g", "terms_h", "bounds")
+
+    def __init__(self, items, offsets, widths, columns, terms_g, terms_h, bounds):
+        self.items, self.offsets, self.widths, self.columns = items, offsets, widths, columns
+        self.terms_g, self.terms_h, self.bounds = terms_g, terms_h, bounds
+
+    def row(self, r):
+        """Row r alone (views, trimmed to its width)."""
+        low, high, width = self.offsets[r], self.offsets[r + 1], self.widths[r]
+        return _Groups(tuple(values[low:high] for values in self.items),
+                       self.offsets[:2] - low, self.widths[r:r + 1],
+                       *(array[r:r + 1, :, :width] for array in (self.columns, self.terms_g,
+                                                                 self.terms_h)),
+                       self.bounds[r:r + 1])
+
+    @staticmethod
+    def stack(rows):
+        """Several one-row groupings padded to the widest, for :meth:`_Floats.children`:
+        (columns, terms_g, terms_h)."""
+        shape = (len(rows), 2, max(int(groups.widths[0]) for groups in rows))
+        stacked = np.zeros(shape, np.int64), np.zeros(shape), np.zeros(shape)
+        for r, groups in enumerate(rows):
+            width = groups.widths[0]
+            for array, values in zip(stacked, (groups.columns, groups.terms_g, groups.terms_h)):
+                array[r, :, :width] = values[0]
+        return stacked
 
 
 def _exact_ratio_order(order, ratios, rows, pure, exact):
@@ -220,22 +310,42 @@ def _exact_ratio_order(order, ratios, rows, pure, exact):
     return order
 
 
+#: How many open nodes are evaluated together at most: the one expanded and those first in
+#: the heap's array, which are near the top (array operations cost mostly per call).
+_BATCH = 8
+
+
+class _Batch:
+    """Open nodes (``nodes``) evaluated together at the incumbent ``best``
+    (:meth:`_Search._evaluate`): their lists as flat arrays (node i's at
+    ``starts[i]:starts[i + 1]``, ``owner``), the elements line 9 passes then (``positions``,
+    ``worth``), the children evaluated then (``rows``, in ``positions`` order, ``row_of``
+    a position's row) with their objectives and bounds, every node's groups flat
+    (``items``, node i's at ``item_index[i][item_valid[i]]``), and ``refined``, lines 12-16
+    for those rows."""
+
+
+class _Refined:
+    """Lines 12-16's array work for some evaluated children (:meth:`_Search._refine`)."""
+
+
 class _Node:
     """An open node: its query, packed extent, the propositions the queries below it may add,
     its float bound over the groups they make, its queue key and those groups; its
     augmentations (a, b, c) as arrays (b floats, inf for none yet), whose bounds were computed
-    on its parent's extent and groups; exact bounds once some comparison needed them."""
+    on its parent's extent and groups; exact bounds once some comparison needed them; the
+    batch (:class:`_Batch`, its index there) it was evaluated in ahead of its expansion."""
 
     __slots__ = ("query", "words", "bound", "key", "augment", "bounds", "critical",
                  "parent_words", "usable", "parent_usable", "groups", "exact_bound",
-                 "exact_bounds")
+                 "exact_bounds", "batch")
 
     def __init__(self, query, words, bound, key, augment, bounds, critical, parent_words,
-                 usable, parent_usable, groups=None):
+                 usable, parent_usable, groups):
         self.query = query
         self.usable = usable               # the propositions below it (boolean, specs §3)
         self.parent_usable = parent_usable
-        self.groups = groups               # its samples grouped by ``usable``, if known
+        self.groups = groups               # its samples grouped by ``usable``
         self.words = words
         self.bound = bound
         self.key = key
@@ -245,6 +355,7 @@ class _Node:
         self.parent_words = parent_words
         self.exact_bound = None
         self.exact_bounds = {}             # augmentation a -> its exact bound
+        self.batch = None
 
     @property
     def tail(self):
@@ -256,7 +367,7 @@ class _Search:
 
     def __init__(self, problem, config):
         self.problem, self.config = problem, config
-        self.data = _RankedData(problem)
+        self.data = _RankedArrays(problem)
         self.floats = _Floats(problem, self.data)
         self.alpha = config.alpha
         self.alpha_float = float(config.alpha)
@@ -336,7 +447,9 @@ class _Search:
         root = _Node((), everything, float(root_bound / floats.scale),
                      queue_key(root_bound / floats.scale), np.arange(n_propositions),
                      np.full(n_propositions, np.inf), np.arange(n_propositions),
-                     everything, usable, usable)                           # line 4: b = ∞
+                     everything, usable, usable,                           # line 4: b = ∞
+                     floats.groups(floats.samples(np.arange(n)), np.zeros(n, np.int64),
+                                   usable[None]).row(0))
         root.exact_bound = root_bound
         self._push(root)
         stop = None
@@ -379,70 +492,127 @@ class _Search:
                    if node.bound >= top * (1 - 2 * self.margin))
 
     def _expand(self, node):
-        """Lines 8-16 for every augmentation of ``node`` at once (see the reference)."""
+        """Lines 8-16 for ``node``: its batch's evaluation (a fresh one if the incumbent has
+        changed since), line 9 and line 11 in order, then lines 12-16 as the batch made them,
+        or afresh if the incumbent rose meanwhile."""
         statistics, floats = self.statistics, self.floats
-        query, words, tail = node.query, node.words, node.tail
-        augment, bounds, critical = node.augment, node.bounds, node.critical
-        live = augment > tail
+        if node.batch is None or node.batch[0].best is not self.best:
+            self._evaluate([node] + self._near_top())
+        batch, i = node.batch
+        node.batch = node.groups = None     # not needed again: free them
+        query = node.query
         note = _Notes(self.trace, len(floats.packed))
-        if self.use_core_queries:                                   # (3.8)
-            propagated = live & (tail > critical)
-            statistics["equivalence_propagated"] += int(np.count_nonzero(propagated))
-            live &= ~propagated
-            if note.active:
-                for p in np.flatnonzero(propagated).tolist():
-                    note(int(augment[p]), "core-propagated", witness=int(critical[p]))
-        outside = words & ~floats.packed                            # I \ I(p_j), every j
-        implied_by_node = ~outside.any(axis=1)                      # q → p_j
-        implied = implied_by_node[augment] if self.use_implied else np.zeros(len(augment), bool)
-        positions = np.flatnonzero(live)
-        worth = self._worth(bounds[positions],
-                            lambda i: self._exact_augmentation_bound(node, positions[i]))
-        # The children evaluated with the incumbent of the start: a superset of those evaluated
-        # (the incumbent only grows, so worth(b) only turns false).
-        evaluated_at_start = positions[worth & ~implied[positions]]
-        candidates = augment[evaluated_at_start]
-        members = np.flatnonzero(bitset.unpack(words, floats.n))
-        groups = node.groups or floats.groups(members, np.zeros(len(members), np.int64),
-                                              node.usable[None])
-        node.groups = None                  # not needed again: free it
-        total_g, total_d, total_abs, child_bounds = floats.children(groups, candidates)
-        values, errors = floats.objectives(total_g, total_d, total_abs)
-        child_words = words & floats.packed[candidates]
-        row_of = {p: r for r, p in enumerate(evaluated_at_start.tolist())}
+        low, high = batch.starts[i], batch.starts[i + 1]
+        propagated = batch.propagated[low:high]
+        statistics["equivalence_propagated"] += int(np.count_nonzero(propagated))
+        if note.active:
+            for p in np.flatnonzero(propagated).tolist():
+                note(int(node.augment[p]), "core-propagated", witness=int(node.critical[p]))
+        positions = batch.positions[batch.position_starts[i]:batch.position_starts[i + 1]]
+        worth = batch.worth[batch.position_starts[i]:batch.position_starts[i + 1]]
         evaluated = []                                              # rows, in order
         cursor = 0                       # positions[cursor:] not decided yet
+        rows = np.arange(*np.searchsorted(batch.row_owner, (i, i + 1)))
+        if not note.active and (batch.values[rows] + batch.errors[rows] < self.best_low).all():
+            # line 11 surely fails for every child (as in _improves): the incumbent stays,
+            # so line 9's tests are the batch's, and they are counted at once
+            failed = int(np.count_nonzero(~worth))
+            statistics["bound_propagated"] += failed
+            statistics["equivalence_immediate"] += len(positions) - failed - len(rows)
+            statistics["evaluations"] += len(rows)
+            cursor = len(positions)
         while cursor < len(positions):
             rest = positions[cursor:]
             if cursor:                   # the incumbent improved: line 9's test again
-                worth = self._worth(bounds[rest],
-                                    lambda i: self._exact_augmentation_bound(node, rest[i]))
+                worth = self._worth(batch.bounds[rest],
+                                    lambda j: self._augmentation_bound(batch, rest[j]))
             improved_at = None
-            for i, p in enumerate(rest.tolist()):
-                if not worth[i]:
+            for j, p in enumerate(rest.tolist()):
+                if not worth[j]:
                     statistics["bound_propagated"] += 1
-                    note(int(augment[p]), "bound-propagated")
+                    note(int(batch.augment[p]), "bound-propagated")
                     continue
-                if implied[p]:
+                if batch.implied[p]:
                     statistics["equivalence_immediate"] += 1       # q → p_a: same extent
-                    note(int(augment[p]), "implied")
+                    note(int(batch.augment[p]), "implied")
                     continue
                 statistics["evaluations"] += 1
-                row = row_of[p]
+                row = batch.row_of[p]
                 evaluated.append(row)
-                if self._improves(values[row], errors[row], child_words[row]):   # line 11
-                    self._set_best(self.data.objective(bitset.to_int(child_words[row])))
-                    self.best_query = query + (int(augment[p]),)
-                    self.best_extent = bitset.to_int(child_words[row])
-                    improved_at = i
+                if self._improves(batch.values[row], batch.errors[row],
+                                  batch.child_words[row]):                # line 11
+                    self._set_best(self.data.objective(bitset.to_int(batch.child_words[row])))
+                    self.best_query = query + (int(batch.augment[p]),)
+                    self.best_extent = bitset.to_int(batch.child_words[row])
+                    improved_at = j
                     break
             cursor = len(positions) if improved_at is None else cursor + improved_at + 1
-        evaluated = np.array(evaluated, dtype=np.int64)
-        self._refine(node, members, evaluated_at_start[evaluated], child_bounds[evaluated],
-                     child_words[evaluated], implied_by_node, note)
+        refined = batch.refined if batch.best is self.best else \
+            self._refine(batch, np.array(evaluated, dtype=np.int64))
+        self._queue(node, i, refined, note)
         if note.active:
             self.trace.expanded(query, _bitmask(node.usable), self._exact_bound(node),
                                 note.codes, note.witnesses, note.own)
+
+    def _near_top(self):
+        """Open nodes likely to be expanded soon (the first entries of the heap's array) that
+        have no evaluation at the current incumbent and whose bound surely passes line 9."""
+        return [entry[2] for entry in self.heap[:_BATCH - 1]
+                if (entry[2].batch is None or entry[2].batch[0].best is not self.best) and
+                (not self.config.bound_pruning or
+                 entry[2].bound * self.alpha_low > self.best_high)]
+
+    def _evaluate(self, nodes):
+        """The array work of lines 9-16 for ``nodes`` at once, at the current incumbent: each
+        node's children that pass line 9 now (a superset of those it evaluates: the incumbent
+        only grows), their objectives and augmentation bounds, and lines 12-16 for them as if
+        the incumbent stays put until the node is done (:meth:`_refine`). Each node gets the
+        :class:`_Batch`."""
+        floats = self.floats
+        batch = _Batch()
+        batch.best, batch.nodes = self.best, nodes
+        sizes = [len(node.augment) for node in nodes]
+        batch.starts = np.concatenate(([0], np.cumsum(sizes)))
+        batch.owner = owner = np.repeat(np.arange(len(nodes)), sizes)
+        augment = batch.augment = np.concatenate([node.augment for node in nodes])
+        batch.bounds = np.concatenate([node.bounds for node in nodes])
+        batch.critical = np.concatenate([node.critical for node in nodes])
+        tails = np.array([node.tail for node in nodes])[owner]
+        words = np.stack([node.words for node in nodes])
+        batch.implied_by_node = floats.implies(words, len(floats.packed))     # q → p_j
+        live = augment > tails
+        batch.propagated = live & (tails > batch.critical) if self.use_core_queries else \
+            np.zeros(len(augment), bool)                                         # (3.8)
+        batch.implied = batch.implied_by_node[owner, augment] if self.use_implied else \
+            np.zeros(len(augment), bool)
+        positions = batch.positions = np.flatnonzero(live & ~batch.propagated)
+        batch.position_starts = np.searchsorted(positions, batch.starts)
+        batch.worth = self._worth(batch.bounds[positions],
+                                  lambda j: self._augmentation_bound(batch, positions[j]))
+        rows = batch.rows = positions[batch.worth & ~batch.implied[positions]]
+        batch.row_of = dict(zip(rows.tolist(), range(len(rows))))
+        batch.row_owner, batch.candidates = owner[rows], augment[rows]
+        groups = [node.groups for node in nodes]
+        total_g, total_d, total_abs, batch.child_bounds = floats.children(
+            _Groups.stack(groups), batch.candidates, batch.row_owner)
+        batch.values, batch.errors = floats.objectives(total_g, total_d, total_abs)
+        batch.child_words = words[batch.row_owner] & floats.packed[batch.candidates]
+        # every node's groups, flat, for its children's groups
+        batch.items = tuple(np.concatenate(values) for values in
+                            zip(*(row.items for row in groups)))
+        widths = np.array([len(row.items[0]) for row in groups])
+        starts = np.concatenate(([0], np.cumsum(widths)))
+        batch.item_index = starts[:-1, None] + np.arange(widths.max())   # node i's items
+        batch.item_valid = batch.item_index < starts[1:, None]
+        np.minimum(batch.item_index, len(batch.items[0]) - 1, out=batch.item_index)
+        batch.refined = self._refine(batch, np.arange(len(rows)))
+        for i, node in enumerate(nodes):
+            node.batch = (batch, i)
+
+    def _augmentation_bound(self, batch, position):
+        """The exact augmentation bound of ``batch``'s list element ``position``."""
+        i = int(batch.owner[position])
+        return self._exact_augmentation_bound(batch.nodes[i], position - batch.starts[i])
 
     def _improves(self, value, error, child_words):
         """obj(child) > obj(q*) (line 11), by floats when certain, else exactly."""
@@ -453,28 +623,81 @@ class _Search:
             return False
         return self.data.objective(bitset.to_int(child_words)) > self.best
 
-    def _refine(self, node, members, positions, bounds, child_words, implied_by_node, note):
-        """Lines 12-16 for the evaluated children (``positions`` in ``node``'s augmentations):
-        critical indices, then the children queued with their own bounds (their fates noted
-        in ``note``, the search certificate's)."""
-        statistics, floats, config = self.statistics, self.floats, self.config
-        augment = node.augment[positions]
-        critical = augment.copy()
+    def _refine(self, batch, rows):
+        """Lines 12-16's array work, at the current incumbent, for the evaluated children
+        ``rows`` of ``batch`` (ascending, so by node): critical indices, line 15's tests, and
+        for the children that pass them the propositions below them and their own bounds and
+        keys (specs §3), from their nodes' groups in one grouping. Returns a
+        :class:`_Refined`; :meth:`_queue` counts and pushes."""
+        floats, nodes = self.floats, batch.nodes
+        refined = _Refined()
+        augment = refined.augment = batch.candidates[rows]
+        owner = batch.row_owner[rows]
+        child_words = refined.child_words = batch.child_words[rows]
+        bounds = refined.bounds = batch.child_bounds[rows]
+        critical = refined.critical = augment.copy()
         if self.use_core_queries:
-            inherited = node.critical[positions]
-            shortcut = (inherited < augment) & ~implied_by_node[inherited]
+            inherited = batch.critical[batch.rows[rows]]
+            shortcut = (inherited < augment) & ~batch.implied_by_node[owner, inherited]
             critical[shortcut] = inherited[shortcut]                # line 13, (3.7)
             scanned = np.flatnonzero(~shortcut)
-            if len(scanned):
+            top = augment[scanned].max(initial=0)      # only j < top can be witnesses
+            if top:
                 # crt(q p_a) = min{j < a : q p_a → p_j and q ↛ p_j}, else a
-                implies = ~(child_words[scanned, None, :] & ~floats.packed).any(axis=2)
-                witnesses = implies & ~implied_by_node & \
-                    (np.arange(len(floats.packed)) < augment[scanned, None])
+                implies = floats.implies(child_words[scanned], top)
+                witnesses = implies & ~batch.implied_by_node[owner[scanned], :top] & \
+                    (np.arange(top) < augment[scanned, None])
                 found = witnesses.any(axis=1)
                 critical[scanned[found]] = witnesses[found].argmax(axis=1)
-        worth = self._worth(bounds, lambda k: grouped_bound(
-            self.data, bitset.to_int(child_words[k]), _bitmask(node.usable)))
-        core = augment == critical
+        worth = refined.worth = self._worth(bounds, lambda k: grouped_bound(
+            self.data, bitset.to_int(child_words[k]), _bitmask(nodes[owner[k]].usable)))
+        refined.core = augment == critical
+        refined.node_starts = np.searchsorted(owner, np.arange(len(nodes) + 1))
+        kept = refined.core & worth
+        if self.config.max_depth is not None:
+            depth = np.array([len(node.query) for node in nodes])
+            kept &= depth[owner] + 1 < self.config.max_depth
+        kept = refined.kept = np.flatnonzero(kept)                  # line 16, in order
+        if not len(kept):
+            return refined
+        # each child's own bound over the propositions below it (specs §3), all at once:
+        # its node's list elements after it that pass (3.8) and line 9 now
+        first, last = refined.node_starts[owner[kept]], refined.node_starts[owner[kept] + 1]
+        siblings = first[:, None] + np.arange((last - first).max())
+        below = (siblings < last[:, None]) & worth[np.minimum(siblings, len(rows) - 1)]
+        np.minimum(siblings, len(rows) - 1, out=siblings)
+        below &= augment[siblings] > augment[kept, None]
+        if self.use_core_queries:
+            below &= critical[siblings] >= augment[kept, None]
+        usable_below = refined.usable_below = np.zeros((len(kept), len(floats.packed)), bool)
+        child, column = np.nonzero(below)
+        usable_below[child, augment[siblings[child, column]]] = True
+        # a child's groups are unions of its node's groups (its usable set is a subset of
+        # the node's), so they are made from those
+        index = batch.item_index[owner[kept]]
+        inside = floats.extents[augment[kept, None], batch.items[0][index]] & \
+            batch.item_valid[owner[kept]]
+        child, column = np.nonzero(inside)
+        index = index[child, column]
+        groups = refined.groups = floats.groups(tuple(values[index] for values in batch.items),
+                                                child, usable_below)
+        own = groups.bounds
+        exact = refined.exact = {}
+        own_exact = lambda j: exact.setdefault(j, grouped_bound(
+            self.data, bitset.to_int(child_words[kept[j]]), _bitmask(usable_below[j])))
+        own_worth = refined.own_worth = self._worth(own, own_exact)
+        pushed = np.flatnonzero(own_worth)
+        refined.keys = np.zeros(len(kept), np.int64)
+        refined.keys[pushed] = self._keys(own[pushed], lambda j: own_exact(pushed[j]))
+        return refined
+
+    def _queue(self, node, i, refined, note):
+        """Lines 15-16 for node i of ``refined``: the counters of its children's fates (noted
+        in ``note``, the search certificate's) and the children queued."""
+        statistics, config = self.statistics, self.config
+        low, high = refined.node_starts[i], refined.node_starts[i + 1]
+        augment, critical = refined.augment[low:high], refined.critical[low:high]
+        core, worth = refined.core[low:high], refined.worth[low:high]
         statistics["equivalence_immediate"] += int(np.count_nonzero(~core))   # (3.6)
         if note.active:
             for k in np.flatnonzero(~core).tolist():
@@ -486,40 +709,22 @@ class _Search:
         if note.active:
             for k in np.flatnonzero(core & ~worth).tolist():
                 note(int(augment[k]), "child-bound")
-        kept = np.flatnonzero(core & worth)                        # line 16, in order
-        if not len(kept):
-            return
-        # each child's own bound over the propositions below it (specs §3), all at once:
-        # the list's elements after it that pass (3.8) and line 9 now
-        below = worth & (augment > augment[kept, None])
-        if self.use_core_queries:
-            below &= critical >= augment[kept, None]
-        usable_below = np.zeros((len(kept), len(floats.packed)), dtype=bool)
-        usable_below[:, augment] = below
-        inside = floats.extents[np.ix_(augment[kept], members)]
-        rows, columns = np.nonzero(inside)
-        groups = floats.groups(members[columns], rows, usable_below)
-        own = floats.scan(groups)
-        exact = {}
-        own_exact = lambda i: exact.setdefault(i, grouped_bound(
-            self.data, bitset.to_int(child_words[kept[i]]), _bitmask(usable_below[i])))
-        own_worth = self._worth(own, own_exact)
-        statistics["bound_immediate"] += int(np.count_nonzero(~own_worth))
-        if note.active:
-            for i in np.flatnonzero(~own_worth).tolist():
-                note(int(augment[kept[i]]), "own-bound", usable=_bitmask(usable_below[i]))
-        pushed = np.flatnonzero(own_worth)
-        keys = self._keys(own[pushed], lambda i: own_exact(pushed[i])).tolist()
-        widths = np.count_nonzero(groups[0] >= 0, axis=1)
-        for i, key in zip(pushed.tolist(), keys):
-            k = kept[i]
-            child = _Node(node.query + (int(augment[k]), ), child_words[k], float(own[i]),
-                          key, augment, bounds, critical, node.words, usable_below[i],
-                          node.usable,
-                          tuple(array[i:i + 1, :widths[i]].copy() for array in groups))
-            child.exact_bound = exact.get(i)
+        bounds = refined.bounds[low:high]
+        kept = refined.kept
+        for j in range(*np.searchsorted(kept, (low, high)).tolist()):
+            a = int(refined.augment[kept[j]])
+            if not refined.own_worth[j]:
+                statistics["bound_immediate"] += 1
+                if note.active:
+                    note(a, "own-bound", usable=_bitmask(refined.usable_below[j]))
+                continue
+            child = _Node(node.query + (a,), refined.child_words[kept[j]],
+                          float(refined.groups.bounds[j]), int(refined.keys[j]), augment,
+                          bounds, critical, node.words, refined.usable_below[j], node.usable,
+                          refined.groups.row(j))
+            child.exact_bound = refined.exact.get(j)
             self._push(child)
-            note(int(augment[k]), "queued")
+            note(a, "queued")
 
     def _progress_figures(self):
         unit = 2 * self.problem.n_samples

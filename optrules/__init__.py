@@ -6,13 +6,14 @@ lists, Angelino et al. 2018), :class:`OptimalRuleBoostingClassifier` and
 :class:`BoostedRulesClassifier` and :class:`BoostedRulesRegressor` (greedy boosted rules, BOOMER,
 Rapp et al. 2023), :class:`CompressedRuleEnsembleClassifier` and
 :class:`CompressedRuleEnsembleRegressor` (compressed rule ensembles, Nalenz and Augustin 2022);
-models are
-saved with ``to_json(path)`` and read back with :func:`load_model`. A fit stopped by a time,
-node or memory limit or by Ctrl-C keeps its best model and warns (:class:`StoppedSearchWarning`).
+models are saved with ``to_json(path)`` and read back with :func:`load_model`. A fit stopped by
+a time, node or memory limit or by Ctrl-C keeps its best model and warns
+(:class:`StoppedSearchWarning`).
 
 Functions on prepared data: :func:`optrules.rule_lists.fit_rule_list` (on a
 :class:`~optrules.data.binary_dataset.BinaryDataset`) and
-:func:`optrules.rule_boosting.fit_rule_ensemble`, :func:`optrules.boosted_rules.fit_boosted_rules`,
+:func:`optrules.rule_boosting.fit_rule_ensemble`,
+:func:`optrules.boosted_rules.fit_boosted_rules`,
 :func:`optrules.compressed_rules.fit_compressed_rules`. Independent certification is in
 :mod:`optrules.verify`; the ``optrules`` command in :mod:`optrules.cli`.
 
@@ -24,24 +25,36 @@ Layout (the pipeline): :mod:`optrules.data` → one package per method
 
 __version__ = "0.1.0"
 
-from optrules.base import NotFittedError
-from optrules.boosted_rules.estimator import BoostedRulesClassifier, BoostedRulesRegressor
-from optrules.boosted_rules.fit import fit_boosted_rules
-from optrules.compressed_rules.estimator import (CompressedRuleEnsembleClassifier,
-                                                 CompressedRuleEnsembleRegressor)
-from optrules.compressed_rules.fit import fit_compressed_rules
-from optrules.data.binary_dataset import BinaryDataset
-from optrules.limits import StoppedSearchWarning
-from optrules.model_files import load_model
-from optrules.rule_boosting.estimator import (OptimalRuleBoostingClassifier,
-                                              OptimalRuleBoostingRegressor)
-from optrules.rule_boosting.fit import fit_rule_ensemble
-from optrules.rule_lists.estimator import RuleListClassifier
-from optrules.rule_lists.fit import fit_rule_list
+import importlib
 
-__all__ = ["RuleListClassifier", "OptimalRuleBoostingClassifier",
-           "OptimalRuleBoostingRegressor", "load_model", "NotFittedError", "fit_rule_list",
-           "fit_rule_ensemble", "BinaryDataset", "StoppedSearchWarning",
-           "BoostedRulesClassifier", "BoostedRulesRegressor", "fit_boosted_rules",
-           "CompressedRuleEnsembleClassifier", "CompressedRuleEnsembleRegressor",
-           "fit_compressed_rules"]
+#: Each public name -> the module defining it. They are imported on first use (PEP 562), so a
+#: program that needs one method does not pay for the others' imports (scipy, for one).
+_EXPORTS = {"NotFittedError": "optrules.base",
+            "BoostedRulesClassifier": "optrules.boosted_rules.estimator",
+            "BoostedRulesRegressor": "optrules.boosted_rules.estimator",
+            "fit_boosted_rules": "optrules.boosted_rules.fit",
+            "CompressedRuleEnsembleClassifier": "optrules.compressed_rules.estimator",
+            "CompressedRuleEnsembleRegressor": "optrules.compressed_rules.estimator",
+            "fit_compressed_rules": "optrules.compressed_rules.fit",
+            "BinaryDataset": "optrules.data.binary_dataset",
+            "StoppedSearchWarning": "optrules.limits",
+            "load_model": "optrules.model_files",
+            "OptimalRuleBoostingClassifier": "optrules.rule_boosting.estimator",
+            "OptimalRuleBoostingRegressor": "optrules.rule_boosting.estimator",
+            "fit_rule_ensemble": "optrules.rule_boosting.fit",
+            "RuleListClassifier": "optrules.rule_lists.estimator",
+            "fit_rule_list": "optrules.rule_lists.fit"}
+
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

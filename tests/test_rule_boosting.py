@@ -372,6 +372,24 @@ def test_groups_with_equal_float_ratios_are_ordered_exactly():
         assert order.tolist() == [1, 0, 2], given
 
 
+def test_fast_ranking_is_the_reference_ranking():
+    """specs §16: the fast engine's ranked data (by float g/h, runs of equal floats sorted
+    exactly) equals the reference's, here with g/h = 1 + 2**-53 > 1 + 1/(2**53 + 1) > 1 all
+    rounding to 1.0, exact ties, zeros and negatives."""
+    from optrules.fast.rule_boosting import _RankedArrays
+    from optrules.reference.rule_boosting import _RankedData
+    big = 2 ** 53
+    pairs = [(big + 2, big + 1), (5, 5), (big + 1, big), (0, 1), (-3, 2), (big + 2, big + 1),
+             (7, 7), (-6, 4), (big + 1, big), (1, 3)]
+    extents = np.array([[i % 2 == 0 for i in range(10)], [i < 4 for i in range(10)]])
+    problem = GradientProblem.from_values(extents, ["p0", "p1"], [g for g, _ in pairs],
+                                          [h for _, h in pairs], 1)
+    fast, reference = _RankedArrays(problem), _RankedData(problem)
+    assert reference.order == [2, 8, 0, 5, 1, 6, 9, 3, 4, 7]
+    for name in ("order", "g", "h", "lam", "extents", "row_keys"):
+        assert getattr(fast, name) == getattr(reference, name), name
+
+
 #: The SDM 2021 datasets of the benchmark (loss, λ, quantile cuts as realkd's max_col_attr).
 PAPER_DATASETS = [("wine", "logistic", 2, 2), ("breast_cancer", "logistic", 2, 1),
                   ("iris", "logistic", 2, 9), ("diabetes", "squared", 5, 2)]
