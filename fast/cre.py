@@ -1,4 +1,6 @@
-"""Compressed rule ensembles (CRE), fast: optimal 1-D k-means of split points in O(k m log m).
+"""Compressed rule ensembles (CRE), fast: optimal 1-D k-means of split points in O(k m log m),
+smooth rules a column per soft condition, and the lasso path by active sets and feature-sign
+search.
 
 The same dynamic programme as :mod:`optrules.reference.cre`, with the same exact costs and
 the same least minimisers. The least minimising j of row l, B[l][i], never decreases with i
@@ -77,8 +79,9 @@ def lasso_path(X, y, loss, lambdas, max_steps=100, max_sweeps=10_000):
     glmnet's active sets and covariance updates. For each weighted least-squares problem the
     intercept is eliminated (the columns and the working response centred with the weights),
     the gradient of every coefficient is one matrix-vector product, coefficients whose
-    gradient exceeds λ join the active set, and coordinate descent runs over the active set
-    with its Gram matrix, until no gradient outside it exceeds λ."""
+    gradient exceeds λ join the active set, and feature-sign search (coordinate descent if
+    that stalls) solves the active set's problem on its Gram matrix, until no gradient
+    outside it exceeds λ."""
     X = np.asarray(X, dtype=np.float64)
     return solve_path(X, y, loss, lambdas, lambda z, w, lam, intercept, beta: _weighted_lasso(
         X, z, w, lam, beta, max_sweeps), max_steps)

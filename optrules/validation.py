@@ -31,8 +31,8 @@ import numpy as np
 __all__ = ["parse_fraction", "exact_number", "fraction_text", "fraction_from_text", "read_json",
            "write_text_atomically", "json_object",
            "json_number", "shown", "parse_thresholds",
-           "validate_params", "ExactFraction", "Integer",
-           "Real", "Options", "Subset", "Sequence", "Boolean", "Callable", "Thresholds", "KindAndShare"]
+           "validate_params", "ExactFraction", "Integer", "Real", "Options", "Subset",
+           "Sequence", "Boolean", "Callable", "Thresholds", "KindAndShare"]
 
 
 def _where(name, owner):

@@ -25,6 +25,12 @@ DATASETS = {
                "description": "ProPublica COMPAS training split as CORELS uses it: 6489 rows, "
                               "7 categorical features, binary target "
                               "recidivate-within-two-years (1 = reoffended within two years)"},
+    "parity": {"file": "parity.csv", "target": "parity",
+               "description": "noisy 3-bit parity (Boley et al. 2021, Fig. 1b): 600 rows, numeric "
+                              "features x1-x3 (a random sign ±1 plus Gaussian noise of sd 0.5) "
+                              "and two irrelevant ones, target parity = the product of the three "
+                              "signs (-1 or 1); optrules.data.synthetic.noisy_parity(600, d=3, "
+                              "seed=0), noise columns from seed 1, 3 decimals"},
 }
 
 
