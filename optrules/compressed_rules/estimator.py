@@ -58,7 +58,10 @@ _SHARED_DOC = """
     n_trees, max_depth : int >= 1, default 500 and 3
         The boosted trees the rules are harvested from.
     engine : {"fast", "reference"}, default "fast"
-        Both give the same clusters and smooth rules and GLM fits to 1e-8.
+        The same clusters and smooth rules; GLM fits that agree to 1e-8. The reference's
+        plain coordinate descent can take minutes on ill-conditioned designs (nearly
+        separated classes at small λ, nearly collinear rules), where the fast engine's
+        feature-sign search takes a fraction of a second.
     random_state : int or None, default None
         Seed of the tree subsampling and of the folds.
     verbose : int, default 0
