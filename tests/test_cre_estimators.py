@@ -92,8 +92,10 @@ def test_the_fast_glm_fit_is_certified_by_an_independent_solver(problem):
     model = fit_compressed_rules(X, y, loss=loss, **params)
     kkt = model.fit["kkt"]
     assert kkt["ok"], kkt["verdict"]
+    if loss == "squared":             # the GLM solves the problem of the standardised target
+        y = (y - model.fit["target_mean"]) / model.fit["target_sd"]
     design = pipeline_design(X, y, loss, params)
-    _, _, other = second_opinion(design, y, model.fit["lambda"], loss)
+    _, _, other = second_opinion(design, y, model.fit["lambda"] / model.fit["target_sd"], loss)
     assert kkt["objective"] <= other + 1e-9 * max(1.0, abs(other))
 
 
@@ -189,6 +191,57 @@ def test_soft_conditions_print_with_their_split_point_intervals():
     assert f"{condition['feature']} {condition['operator']} {shown}" in term["term"]
     assert term["term"] in text
     assert text.endswith("P(y = 1.0) = 1/(1 + exp(-score))")
+
+
+def test_the_regressor_does_not_depend_on_the_targets_units_or_origin():
+    """The squared loss is fitted on the standardised target: shifting y shifts the
+    predictions, scaling it scales them (up to rounding), every fit is certified, and large
+    targets neither hang the solver nor overflow."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(100, 3))
+    y = 2 * X[:, 0] + rng.normal(size=100)
+    params = dict(n_trees=30, folds=5, random_state=0)
+    base = CompressedRuleEnsembleRegressor(**params).fit(X, y)
+    shifted = CompressedRuleEnsembleRegressor(**params).fit(X, y + 1e10)
+    assert [t["term"] for t in shifted.terms_[1:]] == [t["term"] for t in base.terms_[1:]]
+    # y + 1e10 keeps y to about 2e-6: the same fit up to that perturbation and the fit's
+    # tolerance (predictions in [-2.4, 1.7])
+    assert np.allclose(shifted.predict(X) - 1e10, base.predict(X), atol=0.05)
+    for factor in (1e8, 1e300):
+        scaled = CompressedRuleEnsembleRegressor(**params).fit(X, y * factor)
+        assert scaled.model_.fit["kkt"]["ok"] and np.isfinite(scaled.predict(X)).all()
+        assert np.corrcoef(scaled.predict(X) / factor, base.predict(X))[0, 1] > 0.99
+
+
+def test_the_harvest_starts_from_the_best_constant():
+    """Boosting from 0, a target far from 0 gives every gradient one sign and no split a
+    positive gain; from the mean, the trees are those of the centred target."""
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(80, 2))
+    y = X[:, 0] + rng.normal(scale=0.1, size=80)
+    rules = boosted_tree_rules(X, y, loss="squared", n_trees=5, random_state=0)
+    assert rules and boosted_tree_rules(X, y + 300.0, loss="squared", n_trees=5,
+                                        random_state=0) == rules
+
+
+@pytest.mark.parametrize("points", [
+    [-5e-324, 0.0, 0.0, 1.0],                   # x < 0 rewritten as x <= -5e-324
+    [1e-310, 2e-310, 1.0, 1.0],                 # subnormal split points
+    [-1e308, 0.0, 1e308, 1e308],                # squares beyond float64
+    [3e-300, 1e-300, 2e-300, 9e-300],
+])
+def test_the_choice_of_k_survives_extreme_split_points(points):
+    clusters = cluster_split_points(points, k_max=3)
+    assert sum(c.size for c in clusters) == len(points)
+
+
+@given(st.lists(st.integers(-50, 50), min_size=1, max_size=12), st.integers(-900, 900))
+def test_the_choice_of_k_does_not_depend_on_the_units(values, exponent):
+    """Scaling every split point by a power of two (exactly) changes no cluster."""
+    points = [float(v) for v in values]
+    scaled = [math.ldexp(v, exponent) for v in points]
+    assert [c.weights for c in cluster_split_points(points)] == \
+        [c.weights for c in cluster_split_points(scaled)]
 
 
 # ----- the averaging variant -----------------------------------------------------------------

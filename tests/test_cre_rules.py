@@ -119,7 +119,8 @@ def test_the_first_split_is_the_best_split(seed, n, d):
     y = rng.integers(0, 2, size=n)
     rules = boosted_tree_rules(X, y, n_trees=1, max_depth=1, subsample=1.0,
                                min_child_weight=0.5)
-    g, h = 0.5 - y, np.full(n, 0.25)
+    p = y.mean() if 0 < y.mean() < 1 else 0.5           # boosting starts at the log-odds
+    g, h = p - y, np.full(n, p * (1 - p))
     gain, feature, threshold = brute_force_split(X, g, h, np.ones(n, dtype=bool), 1.0, 0.5)
     if feature is None:
         assert rules == []

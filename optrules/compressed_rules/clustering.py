@@ -17,6 +17,7 @@ Examples
 
 import importlib
 import math
+import sys
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -119,6 +120,11 @@ def selection_criterion(points, runs, criterion):
     penalty of k runs is 2(3k − 1) (AIC) or (3k − 1) ln n (BIC).
     """
     n = points.n_points
+    # Scaling every value by a power of two 2^-shift adds n·shift·ln 2 to log L, whatever the
+    # partition; scaled to at most 1 in magnitude, no square or variance below overflows (or
+    # underflows, for values near each other's scale).
+    shift = math.frexp(max(abs(v) for v in points.values))[1]
+    points = SplitPoints(tuple(math.ldexp(v, -shift) for v in points.values), points.weights)
     components = []                            # (log of weight / sqrt(2π σ²), mean, 2σ²)
     for start, stop in runs:
         values = points.values[start:stop]
@@ -132,14 +138,17 @@ def selection_criterion(points, runs, criterion):
                 ([points.values[stop] - values[-1]] if stop < len(points.values) else [])
             gap = Fraction(min(gaps))
             variance = gap * gap if size == 1 else gap * gap / 36
-        components.append((math.log(size / n) - 0.5 * math.log(2 * math.pi * float(variance)),
-                           float(mean), 2 * float(variance)))
+        # values closer than float64 resolves at this scale: the least normal variance
+        variance = max(float(variance), sys.float_info.min)
+        components.append((math.log(size / n) - 0.5 * math.log(2 * math.pi * variance),
+                           float(mean), 2 * variance))
     log_likelihood = 0.0
     for value, weight in zip(points.values, points.weights):
         terms = [log_coefficient - (value - mean) ** 2 / spread
                  for log_coefficient, mean, spread in components]
         top = max(terms)
         log_likelihood += weight * (top + math.log(sum(math.exp(t - top) for t in terms)))
+    log_likelihood -= n * shift * math.log(2)              # back to the values' own units
     k = len(runs)
     penalty = 2 * (3 * k - 1) if criterion == "aic" else (3 * k - 1) * math.log(n)
     return 2 * log_likelihood - penalty

@@ -52,8 +52,10 @@ def linear_terms(X, scale=LINEAR_SCALE):
     the (mean, sd) used, so that new data are transformed the same way. A constant column
     gets sd 1."""
     X = np.asarray(X, dtype=np.float64)
-    mean = np.nanmean(X, axis=0) if len(X) else np.zeros(X.shape[1])
-    sd = np.nanstd(X, axis=0) if len(X) else np.ones(X.shape[1])
+    present = ~np.isnan(X)
+    count = present.sum(axis=0)
+    mean = np.where(present, X, 0.0).sum(axis=0) / np.maximum(count, 1)   # 0 if none present
+    sd = np.sqrt(np.where(present, (X - mean) ** 2, 0.0).sum(axis=0) / np.maximum(count, 1))
     mean, sd = np.nan_to_num(mean), np.where(np.nan_to_num(sd) > 0, np.nan_to_num(sd), 1.0)
     return standardised(X, mean, sd, scale), (mean, sd)
 

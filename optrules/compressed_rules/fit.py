@@ -97,8 +97,12 @@ def fit_compressed_rules(X, y, *, loss, kmax=4, criterion="aic", eta=0.5, linear
 def _fit(X, y, names, params, say):
     started = time.perf_counter()
     module = importlib.import_module(ENGINES[params["engine"]])
+    # The squared loss works on the standardised target (as glmnet does): harvest and GLM
+    # then do not depend on y's units, and the GLM's tolerances are relative to its spread.
+    centre, spread = _location_and_scale(y) if params["loss"] == "squared" else (0.0, 1.0)
+    target = (y - centre) / spread
 
-    rules = harvested_rules(params["rules_from"], X, y, loss=params["loss"],
+    rules = harvested_rules(params["rules_from"], X, target, loss=params["loss"],
                             feature_names=names, n_trees=params["n_trees"],
                             max_depth=params["max_depth"], random_state=params["random_state"])
     say(f"{len(rules)} rules from {_source_text(params['rules_from'])}")
@@ -128,26 +132,41 @@ def _fit(X, y, names, params, say):
     if params["linear"]:
         standardised, (means, sds) = linear_terms(X)
         design = np.hstack([design, standardised])
-    lasso = cross_validated_lasso(design, y, params["loss"], module, n_folds=params["folds"],
-                                  rule=params["lambda_choice"],
+    lasso = cross_validated_lasso(design, target, params["loss"], module,
+                                  n_folds=params["folds"], rule=params["lambda_choice"],
                                   random_state=params["random_state"], progress=say)
     intercept = float(lasso.intercepts[lasso.chosen])
     beta = lasso.coefficients[lasso.chosen]
     lam = float(lasso.lambdas[lasso.chosen])
-    fit.update({"lambda": lam, "lambda_choice": params["lambda_choice"],
+    # λ and coefficients in y's units; the CV loss and the certificate are of the problem
+    # solved (on the standardised target for the squared loss)
+    fit.update({"lambda": lam * spread, "lambda_choice": params["lambda_choice"],
                 "folds": params["folds"], "cv_loss": float(lasso.cv_mean[lasso.chosen]),
-                "cv_se": float(lasso.cv_se[lasso.chosen])},
-               kkt=_certificate(design, y, intercept, beta, lam, params["loss"]))
+                "cv_se": float(lasso.cv_se[lasso.chosen]), "target_mean": centre,
+                "target_sd": spread},
+               kkt=_certificate(design, target, intercept, beta, lam, params["loss"]))
     chosen = [h for h, b in zip(kept, beta[:len(kept)]) if b != 0.0]
-    linear = [LinearTerm(j, float(b), float(means[j]), float(sds[j]))
+    linear = [LinearTerm(j, float(b) * spread, float(means[j]), float(sds[j]))
               for j, b in enumerate(beta[len(kept):]) if b != 0.0]
-    say(f"lambda_{params['lambda_choice']} = {lam:.4g}: {len(chosen)} rules and {len(linear)} "
-        f"linear terms; {fit['kkt']['verdict']}")
+    say(f"lambda_{params['lambda_choice']} = {lam * spread:.4g}: {len(chosen)} rules and "
+        f"{len(linear)} linear terms; {fit['kkt']['verdict']}")
     fit["seconds"] = time.perf_counter() - started
     return CompressedRules(**common, **_used(clusters, smooth, chosen),
                            scales=[float(scales[kept.index(h)]) for h in chosen],
-                           coefficients=[float(b) for b in beta[:len(kept)] if b != 0.0],
-                           linear=linear, intercept=intercept, fit=fit)
+                           coefficients=[float(b) * spread for b in beta[:len(kept)]
+                                         if b != 0.0],
+                           linear=linear, intercept=centre + spread * intercept, fit=fit)
+
+
+def _location_and_scale(y):
+    """(mean, standard deviation) of y, the latter 1 for a constant y; computed on y divided
+    by its largest magnitude, so that squares of large targets do not overflow."""
+    largest = float(np.max(np.abs(y))) if len(y) else 0.0
+    if largest == 0.0:
+        return 0.0, 1.0
+    mean = float(np.mean(y / largest)) * largest
+    spread = float(np.std(y / largest)) * largest
+    return mean, spread if spread > 0.0 else 1.0
 
 
 def _clustered_split_points(rules, params):

@@ -1,11 +1,12 @@
 """The rule harvest of compressed rule ensembles: boosted depth-limited regression trees, every
 non-root node's path a rule (Nalenz and Augustin §3-4 and Fig. 1; ``specs/cre.md`` §6).
 
-The trees are grown as second-order gradient boosting grows them (the paper uses xgboost):
-each round draws a ``subsample`` of the examples without replacement, fits one tree of depth
-at most ``max_depth`` to the gradients g and Hessians h of the loss at the current scores, and
-adds ``learning_rate`` times its leaf values to the scores of every example. A node splits on
-the condition of largest gain
+The trees are grown as second-order gradient boosting grows them (the paper uses xgboost),
+from the best constant score (the mean of y, or its log-odds): each round draws a
+``subsample`` of the examples without replacement, fits one tree of depth at most
+``max_depth`` to the gradients g and Hessians h of the loss at the current scores, and adds
+``learning_rate`` times its leaf values to the scores of every example. A node splits on the
+condition of largest gain
 
     G_L²/(H_L + λ) + G_R²/(H_R + λ) − G²/(H + λ)            (λ = ``l2``, 1 as xgboost)
 
@@ -41,7 +42,7 @@ def boosted_tree_rules(X, y, *, loss="logistic", n_trees=500, max_depth=3, learn
     n = len(y)
     rng = np.random.default_rng(random_state)
     order = np.argsort(X, axis=0, kind="stable").T                 # (d, n), NaN last
-    scores = np.zeros(n)
+    scores = np.full(n, _base_score(y, loss))
     rules = []
     for _ in range(n_trees):
         if loss == "logistic":
@@ -100,3 +101,14 @@ def _best_split(X, order, g, h, members, l2, min_child_weight):
         return None
     low, high = values[feature, j], values[feature, j + 1]
     return feature, low + (high - low) / 2
+
+
+def _base_score(y, loss):
+    """The best constant score, where boosting starts (as xgboost >= 2 estimates its base
+    score): the mean of y, or its log-odds (0 for a single class). Starting at 0 instead, a
+    target far from 0 gives every gradient one sign and no split a positive gain."""
+    mean = float(np.mean(y)) if len(y) else 0.0
+    if loss == "squared":
+        return mean
+    return float(np.log(mean / (1.0 - mean))) if 0.0 < mean < 1.0 else 0.0
+

@@ -210,14 +210,14 @@ class CompressedRules:
                                                     outputs)]
             return Explanation("average", tuple(rows), score, prediction_text(score))
         rows = [("intercept", self.shown_intercept(), 1.0, self.shown_intercept())]
-        rows += [(self.rule_text(rule), beta / scale, r, beta / scale * r)
+        rows += [(self.rule_text(rule), beta / scale, r, beta / scale * r + 0.0)   # no -0
                  for rule, beta, scale, r in zip(self.rules, self.coefficients, self.scales,
                                                  outputs)]
         for term in self.linear:
             value = x[0, term.feature]
             value = term.mean if math.isnan(value) else float(value)
             rows.append((f"linear: {self.feature_names[term.feature]}", term.per_unit, value,
-                         term.per_unit * value))
+                         term.per_unit * value + 0.0))
         rows.sort(key=lambda row: -abs(row[3]))
         return Explanation("glm", tuple(rows), score, prediction_text(score))
 
