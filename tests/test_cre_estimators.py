@@ -371,7 +371,8 @@ def _rewritten(path, change):
     (lambda b: next(iter(b["model"]["clusters"].values()))[0]["split_points"].reverse(),
      "strictly ascending|must be non-empty"),
     (lambda b: b["model"].update(variant="forest"), "variant must be one of"),
-    (lambda b: b["model"]["rules"][0].update(scale=0), "every scale must be positive"),
+    (lambda b: b["model"]["rules"][0].update(scale=0), r"every scale \(length\^eta\) must"),
+    (lambda b: b["model"]["rules"][0].update(scale=1e-320), "must be at least 1"),
     (lambda b: b["model"]["rules"][0]["conditions"][0].update(operator="<"), "operator must"),
 ])
 def test_edited_model_files_are_refused_with_the_field_named(tmp_path, change, message):

@@ -275,8 +275,8 @@ class CompressedRules:
             for field in fields:
                 values[field].append(float(json_number(entry[field], f"{place}.{field}",
                                                        low=number)))
-        if variant == "glm" and not all(scale > 0 for scale in values["scale"]):
-            raise ValueError(f"{where}.rules: every scale must be positive.")
+        if variant == "glm" and not all(scale >= 1 for scale in values["scale"]):
+            raise ValueError(f"{where}.rules: every scale (length^eta) must be at least 1.")
         arguments = {"scale": "scales", "coefficient": "coefficients", "mu_plus": "mu_plus",
                      "mu_minus": "mu_minus"}
         if not isinstance(body["linear"], list) or (variant == "average" and body["linear"]):
