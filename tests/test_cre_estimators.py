@@ -4,6 +4,7 @@ estimators' conventions, printing, explanations, model files, user rules and the
 import importlib
 import json
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -303,6 +304,11 @@ def test_strict_and_non_strict_operators_are_rewritten_exactly():
     assert rules == [((0, "<=", below),), ((0, ">", below),)]
     values = np.array([below, 1.0])
     assert np.array_equal(values <= below, values < 1.0)
+    big = 2 ** 53 + 1                      # no float64: x < big for x = 2^53, x <= big too
+    assert user_rules([[("a", "<", big)], [("a", "<=", big)], [("a", ">=", Fraction(1, 3))]],
+                      ["a"]) == [((0, "<=", 2.0 ** 53),), ((0, "<=", 2.0 ** 53),),
+                                 ((0, ">", float(Fraction(1, 3))),)]
+    assert float(Fraction(1, 3)) < Fraction(1, 3)       # so x > it means x >= 1/3
 
 
 @pytest.mark.parametrize("rules, message", [
@@ -374,10 +380,30 @@ def _rewritten(path, change):
     (lambda b: b["model"]["rules"][0].update(scale=0), r"every scale \(length\^eta\) must"),
     (lambda b: b["model"]["rules"][0].update(scale=1e-320), "must be at least 1"),
     (lambda b: b["model"]["rules"][0]["conditions"][0].update(operator="<"), "operator must"),
+    (lambda b: b["model"]["rules"][0].update(scale=7.0), "length to the power eta=0.5"),
+    (lambda b: b["model"]["linear"].append({"feature": "x0", "coefficient": 1.0, "mean": 0.0,
+                                            "sd": 1.0}), "the parameter linear is false"),
+    (lambda b: b["model"].update(fit={}), r"model\.fit\.harvested_rules is missing"),
+    (lambda b: b["model"]["fit"].pop("kkt"), r"model\.fit\.kkt is missing"),
 ])
 def test_edited_model_files_are_refused_with_the_field_named(tmp_path, change, message):
     X, y = step_data()
     model = CompressedRuleEnsembleRegressor(n_trees=40, random_state=0).fit(X, y + X[:, 1])
+    path = tmp_path / "cre.json"
+    model.to_json(path)
+    _rewritten(path, change)
+    with pytest.raises(ValueError, match=message):
+        load_model(path)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda b: b["model"]["rules"][0].update(mu_plus=3.0), r"in \[0, 1\]"),
+    (lambda b: b["params"].update(n_rules=1), "more than n_rules=1"),
+])
+def test_edited_averaging_model_files_are_refused(tmp_path, change, message):
+    X, y = step_data()
+    model = CompressedRuleEnsembleClassifier(n_trees=40, variant="average", n_rules=3,
+                                             random_state=0).fit(X, y)
     path = tmp_path / "cre.json"
     model.to_json(path)
     _rewritten(path, change)

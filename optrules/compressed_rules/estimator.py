@@ -184,6 +184,16 @@ class _CompressedRules(RuleEstimator):
         if list(model.feature_names) != schema or not all(estimator._feature_kinds):
             raise ValueError("model.features must be the numeric features of the schema "
                              "(feature_names_in, feature_numeric).")
+        if model.linear and not params["linear"]:
+            raise ValueError("model.linear holds terms, but the parameter linear is false.")
+        if model.variant == "average" and len(model.rules) > params["n_rules"]:
+            raise ValueError(f"model.rules has {len(model.rules)} rules, more than "
+                             f"n_rules={params['n_rules']}.")
+        lengths = np.array([rule.length for rule in model.rules], dtype=np.float64)
+        if model.variant == "glm" and \
+                not np.array_equal(np.array(model.scales), lengths ** params["eta"]):
+            raise ValueError(f"model.rules: each scale must be the rule's length to the power "
+                             f"eta={params['eta']}, as the model was fitted.")
         estimator._restore(model)
         estimator.__dict__.update(estimator._outputs_from_content(body["outputs"]))
         return estimator

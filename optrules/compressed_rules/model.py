@@ -293,12 +293,35 @@ class CompressedRules:
             if sd <= 0:
                 raise ValueError(f"{place}.sd must be positive; got {sd!r}.")
             linear.append(LinearTerm(index[entry["feature"]], coefficient, mean, sd))
-        if not isinstance(body["fit"], dict):
-            raise ValueError(f"{where}.fit must be a JSON object.")
+        if body["loss"] == "logistic" and not all(0 <= mu <= 1 for field in ("mu_plus",
+                                                                         "mu_minus")
+                                                  for mu in values.get(field, ())):
+            raise ValueError(f"{where}.rules: mu_plus and mu_minus of the logistic loss are "
+                             "shares of the positive class, in [0, 1].")
+        _check_fit(body["fit"], variant, f"{where}.fit")
         return cls(loss=body["loss"], variant=variant, feature_names=names, clusters=clusters,
                    rules=rules, counts=counts, linear=linear,
                    intercept=json_number(body["intercept"], f"{where}.intercept", low=number),
                    fit=body["fit"], **{arguments[field]: v for field, v in values.items()})
+
+
+#: The fields of a model's ``fit`` that its printing reads, with their JSON types.
+_FIT_FIELDS = {"harvested_rules": int, "smooth_rules": int, "candidate_rules": int,
+               "seconds": (int, float)}
+_GLM_FIT_FIELDS = {"lambda": (int, float), "lambda_choice": str, "folds": int, "kkt": dict}
+
+
+def _check_fit(fit, variant, where):
+    if not isinstance(fit, dict):
+        raise ValueError(f"{where} must be a JSON object.")
+    fields = dict(_FIT_FIELDS, **(_GLM_FIT_FIELDS if variant == "glm" else {}))
+    for name, kind in fields.items():
+        if not isinstance(fit.get(name), kind) or isinstance(fit.get(name), bool):
+            raise ValueError(f"{where}.{name} is missing or not a {kind}; got "
+                             f"{shown(fit.get(name))}.")
+    if variant == "glm" and not (isinstance(fit["kkt"].get("ok"), bool) and
+                                 isinstance(fit["kkt"].get("verdict"), str)):
+        raise ValueError(f"{where}.kkt must hold the check's 'ok' and 'verdict'.")
 
 
 def _clusters_from(body, index, where):

@@ -7,8 +7,9 @@ A rule is a sequence of conditions, or a mapping with a ``"conditions"`` sequenc
 ``(feature, operator, threshold)`` triple or a mapping with those three keys. ``feature`` is a
 column name or index, ``operator`` one of ``<=``, ``>``, ``<``, ``>=`` and ``threshold`` a finite
 number. ``x < t`` and ``x >= t`` are rewritten exactly as ``x <= t⁻`` and ``x > t⁻``, t⁻ the
-float64 just below t (for float64 values, x < t exactly when x <= t⁻), because soft conditions
-average ``x <= t`` steps. A rule without conditions (a default rule) is the intercept, which
+largest float64 below t (for float64 values, x < t exactly when x <= t⁻), because soft
+conditions average ``x <= t`` steps; a threshold that is no float64 (a large int, a Fraction)
+becomes the largest float64 at most it, likewise exact. A rule without conditions (a default rule) is the intercept, which
 the model has anyway: it is not a term.
 
 Examples
@@ -20,6 +21,7 @@ Examples
 import math
 import numbers
 import os
+from fractions import Fraction
 
 import numpy as np
 
@@ -111,9 +113,21 @@ def _condition(condition, index, n_features, where):
     if not isinstance(threshold, numbers.Real) or isinstance(threshold, (bool, np.bool_)) or \
             not math.isfinite(threshold):
         raise ValueError(f"{where}: threshold {shown(threshold)} is not a finite number.")
-    operator, below = OPERATORS[operator]
-    threshold = float(threshold)
-    return feature, operator, math.nextafter(threshold, -math.inf) if below else threshold
+    operator, strict = OPERATORS[operator]
+    return feature, operator, _float_threshold(threshold, strict)
+
+
+def _float_threshold(threshold, strict):
+    """The largest float64 at most ``threshold`` (below it, if ``strict``): for float64 x,
+    x <= t exactly when x is at most that float (x < t when ``strict``), whatever number t is
+    (an int beyond 2^53 or a Fraction is not a float64)."""
+    exact = Fraction(int(threshold)) if isinstance(threshold, numbers.Integral) else \
+        Fraction(threshold) if isinstance(threshold, numbers.Rational) else \
+        Fraction(float(threshold))
+    nearest = float(exact)
+    if Fraction(nearest) > exact or (strict and Fraction(nearest) == exact):
+        nearest = math.nextafter(nearest, -math.inf)
+    return nearest
 
 
 def _is_sequence(value):
