@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from optrules.compressed_rules.clustering import ENGINES, Cluster, cluster_split_points
 from optrules.compressed_rules.design import (linear_terms, scale_rule_columns,
                                               select_rule_columns)
-from optrules.compressed_rules.harvest import boosted_tree_rules
+from optrules.compressed_rules.harvest import MIN_GAIN, boosted_tree_rules
 from optrules.compressed_rules.soft_rules import SoftCondition, compress_rules
 
 ENGINE_MODULES = {name: importlib.import_module(path) for name, path in ENGINES.items()}
@@ -106,9 +106,17 @@ def brute_force_split(X, g, h, members, l2, min_child_weight):
                 continue
             gain = g[left].sum() ** 2 / (h[left].sum() + l2) + \
                 g[right].sum() ** 2 / (h[right].sum() + l2) - G ** 2 / (H + l2)
-            if gain > best[0] + 1e-12:
+            if gain > max(best[0] + 1e-12, MIN_GAIN):
                 best = (gain, feature, threshold)
     return best
+
+
+def split_gain(X, g, h, condition):
+    """The gain (λ = 1) of splitting all examples by ``condition``'s feature and threshold."""
+    feature, _, threshold = condition
+    left, right = X[:, feature] <= threshold, X[:, feature] > threshold
+    return g[left].sum() ** 2 / (h[left].sum() + 1) + g[right].sum() ** 2 / \
+        (h[right].sum() + 1) - g.sum() ** 2 / (h.sum() + 1)
 
 
 @given(st.integers(0, 10_000), st.integers(4, 30), st.integers(1, 3))
@@ -119,13 +127,21 @@ def test_the_first_split_is_the_best_split(seed, n, d):
     y = rng.integers(0, 2, size=n)
     rules = boosted_tree_rules(X, y, n_trees=1, max_depth=1, subsample=1.0,
                                min_child_weight=0.5)
-    p = y.mean() if 0 < y.mean() < 1 else 0.5           # boosting starts at the log-odds
-    g, h = p - y, np.full(n, p * (1 - p))
+    mean = y.mean()                                      # boosting starts at the log-odds
+    score = np.log(mean / (1 - mean)) if 0 < mean < 1 else 0.0
+    p = 1.0 / (1.0 + np.exp(-np.full(n, score)))         # as the harvest computes it
+    g, h = p - y, p * (1 - p)
     gain, feature, threshold = brute_force_split(X, g, h, np.ones(n, dtype=bool), 1.0, 0.5)
-    if feature is None:
-        assert rules == []
-    else:
-        assert rules == [((feature, "<=", threshold),), ((feature, ">", threshold),)]
+    if feature is None:                # no gain above MIN_GAIN, up to rounding
+        assert rules == [] or abs(split_gain(X, g, h, rules[0][0]) - MIN_GAIN) < 1e-9
+        return
+    # the split found has the best gain; splits of equal gain in exact arithmetic can be
+    # ordered either way by rounding (p is the rounded mean)
+    ((chosen, _, at),), _ = rules
+    assert split_gain(X, g, h, rules[0][0]) >= gain - 1e-9
+    assert min(h[X[:, chosen] <= at].sum(), h[X[:, chosen] > at].sum()) >= 0.5
+    assert at in {a + (b - a) / 2 for a, b in zip(*(lambda v: (v, v[1:]))(
+        np.unique(X[~np.isnan(X[:, chosen]), chosen])))}
 
 
 def test_trees_give_every_non_root_nodes_path():

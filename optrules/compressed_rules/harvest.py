@@ -11,9 +11,9 @@ condition of largest gain
     G_L²/(H_L + λ) + G_R²/(H_R + λ) − G²/(H + λ)            (λ = ``l2``, 1 as xgboost)
 
 over all features and all thresholds midway between adjacent distinct values of the node's
-examples, when that gain is positive and each child holds Hessian mass >= ``min_child_weight``
-(1, as xgboost). Ties go to the least feature, then the least threshold. A leaf's value is
-−G/(H + λ). An example missing the split feature satisfies neither condition (as in every
+examples, when that gain exceeds ``MIN_GAIN`` (1e-6, as xgboost) and each child holds
+Hessian mass >= ``min_child_weight`` (1, as xgboost). Ties go to the least feature, then the
+least threshold. A leaf's value is −G/(H + λ). An example missing the split feature satisfies neither condition (as in every
 method of optrules): it reaches no leaf below, and no rule below covers it.
 
 Examples
@@ -26,9 +26,12 @@ Examples
 
 import numpy as np
 
-__all__ = ["boosted_tree_rules", "LOSSES"]
+__all__ = ["boosted_tree_rules", "LOSSES", "MIN_GAIN"]
 
 LOSSES = ("logistic", "squared")
+#: The least gain a split needs (xgboost's kRtEps): rounding can make a split of no gain, or
+#: one of two splits of equal gain, look better by 1e-17.
+MIN_GAIN = 1e-6
 
 
 def boosted_tree_rules(X, y, *, loss="logistic", n_trees=500, max_depth=3, learning_rate=0.01,
@@ -75,7 +78,8 @@ def boosted_tree_rules(X, y, *, loss="logistic", n_trees=500, max_depth=3, learn
 
 
 def _best_split(X, order, g, h, members, l2, min_child_weight):
-    """(feature, threshold) of largest positive gain for the examples ``members``, or None:
+    """(feature, threshold) of largest gain above MIN_GAIN for the examples ``members``, or
+    None:
     all features at once, each row of ``order`` (examples by value, NaN last) cut down to
     the members."""
     d, count = order.shape[0], int(members.sum())
@@ -97,7 +101,7 @@ def _best_split(X, order, g, h, members, l2, min_child_weight):
                     -np.inf)
     best = int(np.argmax(gain))             # the least feature, then the least threshold
     feature, j = divmod(best, count - 1)
-    if not gain[feature, j] > 0:
+    if not gain[feature, j] > MIN_GAIN:
         return None
     low, high = values[feature, j], values[feature, j + 1]
     return feature, low + (high - low) / 2
