@@ -74,6 +74,9 @@ def test_demo_prints_the_certified_list(capsys):
     out = capsys.readouterr().out
     assert "if {sex:Male,juvenile-crimes:>0} then 1\nelif {priors:>3} then 1\nelse 0" in out
     assert "certified optimal: objective 245267/648900" in out
+    assert "Greedy boosted rules (BOOMER) on COMPAS" in out and "{} => (y = " in out
+    assert "CompressedRuleEnsembleClassifier: L1 GLM" in out
+    assert "... KKT conditions hold" in out
 
 
 def test_progress_log_prints_corels_columns():
