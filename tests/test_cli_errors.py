@@ -212,3 +212,27 @@ def test_target_with_three_classes_is_a_rule_list_but_not_a_boosting_target(tmp_
     assert _error_line(capsys) == ("optrules boost: error: Only binary classification is "
                                    "supported. OptimalRuleBoostingClassifier needs exactly 2 "
                                    "classes in y; y has 3 classes: [1, 2, 3].")
+
+
+def test_debug_shows_the_traceback_an_error_otherwise_hides(csv_args, capsys):
+    args = csv_args[:2] + ["missing.csv"] + csv_args[3:] + ["--lam", "0.1"]
+    assert main(args) == 2
+    assert capsys.readouterr().err.count("\n") == 1              # one line
+    with pytest.raises(ValueError, match="missing.csv: cannot read CSV file"):
+        main(["--debug"] + args)
+
+
+def test_an_internal_error_is_one_line_with_its_own_exit_status(csv_args, capsys,
+                                                                  monkeypatch):
+    from optrules.cli import rulelist_command
+
+    def broken(args, parser):
+        raise RuntimeError("a defect")
+    monkeypatch.setattr(rulelist_command, "run", broken)
+    csv_args = csv_args + ["--lam", "0.1"]
+    assert main(csv_args) == 70
+    err = capsys.readouterr().err
+    assert err == ("optrules rulelist: internal error: RuntimeError: a defect (run 'optrules "
+                   "--debug ...' for the traceback, and please report it)\n")
+    with pytest.raises(RuntimeError, match="a defect"):
+        main(["--debug"] + csv_args)

@@ -1,17 +1,19 @@
-"""optrules: certifiably optimal rule lists, optimal rule boosting, and their verification.
+"""optrules: optimal rule lists, optimal and greedy boosted rules, compressed rule ensembles.
 
 Commands: ``optrules rulelist``, ``optrules boost``, ``optrules boomer``, ``optrules cre``,
-``optrules predict``, ``optrules verify``,
-``optrules check-certificate``, ``optrules data`` and ``optrules demo``; one module per
-subcommand (``<name>_command.py``), each with ``add_parser(commands)``.
+``optrules predict``, ``optrules verify``, ``optrules check-certificate``, ``optrules data`` and
+``optrules demo``; one module per subcommand (``<name>_command.py``), each with
+``add_parser(commands)``. An error prints one line (``optrules --debug COMMAND ...`` prints the
+traceback instead).
 
 Exit status: 0 on success (also when a node, time or memory limit stopped the search: the
 output says so and gives the optimality gap), 2 for bad arguments or input files, 130 after a
 Ctrl-C (SIGINT) and 143 after a SIGTERM: the first such signal during a search stops it at its
 next node, and the best result so far is printed and its files written as usual; a second
 signal, or one while no search runs (reading data, writing files), aborts at once (also 130/143,
-nothing more written). ``optrules verify`` adds 1 (refuted) and 3
-(undecided); ``optrules check-certificate`` adds 1 (rejected).
+nothing more written), 70 for an internal error (a defect of optrules; please report it).
+``optrules verify`` adds 1 (refuted) and 3 (undecided); ``optrules check-certificate`` adds 1
+(rejected).
 """
 
 import argparse
@@ -34,6 +36,8 @@ _COMMANDS = (rulelist_command, boost_command, boomer_command, cre_command, predi
 def _parser():
     parser = argparse.ArgumentParser(prog="optrules", description=__doc__.splitlines()[0],
                                      epilog="Run 'optrules COMMAND --help' for its options.")
+    parser.add_argument("--debug", action="store_true",
+                        help="on an error, print the whole traceback, not one line")
     commands = parser.add_subparsers(dest="command", required=True)
     for command in _COMMANDS:
         command.add_parser(commands)
@@ -57,8 +61,17 @@ def main(argv=None):
         print(f"optrules {args.command}: aborted", file=sys.stderr)
         return 128 + (signal or 2)
     except (ValueError, TypeError, OSError) as error:
+        if args.debug:
+            raise
         print(f"optrules {args.command}: error: {error}", file=sys.stderr)
         return 2
+    except Exception as error:          # a defect of optrules: say so in one line
+        if args.debug:
+            raise
+        print(f"optrules {args.command}: internal error: {type(error).__name__}: {error} "
+              "(run 'optrules --debug ...' for the traceback, and please report it)",
+              file=sys.stderr)
+        return 70                       # EX_SOFTWARE of sysexits.h
     signal = received_signal()
     return status if signal is None else 128 + signal
 
