@@ -169,11 +169,3 @@ def test_predict_with_corels_antecedents(tmp_path, capsys, compas_dir):
     assert accuracy == 1 - 2258 / 6489          # the certified list's 2258 mistakes
 
 
-@pytest.mark.parametrize("command", [["rulelist"], ["boost"], ["predict"], ["verify"],
-                                     ["verify", "rulelist"], ["verify", "rule"], ["data"],
-                                     ["demo"]])
-def test_every_command_help_has_an_example(command, capsys):
-    with pytest.raises(SystemExit) as raised:
-        main(command + ["--help"])
-    assert raised.value.code == 0
-    assert "example: optrules " + command[0] in capsys.readouterr().out.replace("\n", " ")

@@ -23,7 +23,7 @@ def add_parser(commands):
         description="Boost an additive ensemble of conjunctive rules, each the exact optimum "
                     "of its round's gradient objective (Boley et al. 2021).",
         epilog="example: optrules boost --csv data.csv --target y --rules 5 --lam 2 "
-               "--time-limit 600")
+               "--thresholds quantile:4 --time-limit 600")
     data = parser.add_argument_group("data")
     data.add_argument("--csv", metavar="FILE", required=True, help="table with a header row")
     data.add_argument("--target", metavar="COL", required=True,

@@ -23,7 +23,8 @@ def add_parser(commands):
                     "split points, replace every condition by the soft condition of its "
                     "cluster and fit an L1-regularised GLM by cross-validation, or average the "
                     "most frequent smooth rules (Nalenz and Augustin).",
-        epilog="example: optrules cre --csv data.csv --target y --kmax 2 --linear --seed 0")
+        epilog="example: optrules cre --csv data.csv --target y --kmax 2 --linear --trees 100 "
+               "--seed 0")
     data = parser.add_argument_group("data")
     data.add_argument("--csv", metavar="FILE", required=True,
                       help="table with a header row; numeric features (empty cells missing)")

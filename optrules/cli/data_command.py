@@ -1,5 +1,7 @@
 """``optrules data``: write a bundled dataset as CSV, to try the other commands on."""
 
+import csv
+import json
 import sys
 
 from optrules.data import DATASETS, bundled_csv
@@ -15,14 +17,25 @@ def add_parser(commands):
         epilog="example: optrules data compas --output compas.csv")
     parser.add_argument("name", choices=sorted(DATASETS))
     parser.add_argument("--output", metavar="FILE", help="write here, not to stdout (-)")
+    parser.add_argument("--json", action="store_true",
+                        help="print a JSON description of the dataset (name, rows, columns, "
+                             "target, file written) instead of the CSV; the CSV is then "
+                             "written only with --output")
     parser.set_defaults(run=run, parser=parser)
 
 
 def run(args, parser):
     text = bundled_csv(args.name).read_text(encoding="utf-8")
-    if args.output and args.output != "-":          # "-" is stdout
+    to_file = bool(args.output and args.output != "-")          # "-" is stdout
+    if to_file:
         with open(args.output, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
-    else:
+    if args.json:
+        header, *rows = csv.reader(text.splitlines())
+        entry = DATASETS[args.name]
+        print(json.dumps({"name": args.name, "rows": len(rows), "columns": header,
+                          "target": entry["target"], "description": entry["description"],
+                          "output": args.output if to_file else None}, indent=2))
+    elif not to_file:
         sys.stdout.write(text)
     return 0

@@ -1,6 +1,8 @@
 """``optrules predict``: apply a saved model to new rows (a CSV file or CORELS antecedents)."""
 
 import csv
+import json
+import math
 import sys
 
 import numpy as np
@@ -18,7 +20,8 @@ def add_parser(commands):
     parser = commands.add_parser(
         "predict", help="apply a saved model to new rows",
         description="Print one prediction per row of the input (CSV: header 'prediction', "
-                    "then one column per class probability with --proba).",
+                    "then one column per class probability with --proba; with --json one "
+                    "object: predictions, and classes and probabilities with --proba).",
         epilog="example: optrules predict --model model.json --csv new_rows.csv")
     parser.add_argument("--model", metavar="FILE", required=True,
                         help="a model file written by --save-model or to_json()")
@@ -30,7 +33,11 @@ def add_parser(commands):
                         help="CORELS antecedent file, for rule lists learned on CORELS files")
     parser.add_argument("--proba", action="store_true",
                         help="also print class probabilities (classifiers)")
-    parser.add_argument("--output", metavar="FILE", help="write the CSV here, not to stdout (-)")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON object, not CSV (a value that is not finite, "
+                             "such as an overflowing regression, is null)")
+    parser.add_argument("--output", metavar="FILE",
+                        help="write the CSV (or JSON) here, not to stdout (-)")
     parser.set_defaults(run=run, parser=parser)
 
 
@@ -43,26 +50,39 @@ def run(args, parser):
         predictions = model.predict(rows)
     except ValueError as error:
         raise ValueError(f"{source}: {error}") from None
-    header, table = ["prediction"], [[p] for p in predictions.tolist()]
+    body = {"model": type(model).__name__, "rows": len(predictions),
+            "predictions": predictions.tolist()}
     if args.proba:
         if not hasattr(model, "predict_proba"):
             raise ValueError(f"--proba needs a classifier; {args.model} holds a "
                              f"{type(model).__name__}.")
-        header += [f"P({c})" for c in model.classes_.tolist()]
-        table = [row + [float(p) for p in probabilities]
-                 for row, probabilities in zip(table, model.predict_proba(rows))]
+        body["classes"] = model.classes_.tolist()
+        body["probabilities"] = np.asarray(model.predict_proba(rows), dtype=float).tolist()
     if args.output and args.output != "-":          # "-" is stdout
         with open(args.output, "w", newline="", encoding="utf-8") as handle:
-            _write(handle, header, table)
+            _write(handle, body, args.json)
     else:
-        _write(sys.stdout, header, table)
+        _write(sys.stdout, body, args.json)
     return 0
 
 
-def _write(handle, header, table):
+def _finite(values):
+    """``values`` (nested lists) with each float that is not finite replaced by None: JSON
+    has no inf or nan."""
+    if isinstance(values, list):
+        return [_finite(value) for value in values]
+    return None if isinstance(values, float) and not math.isfinite(values) else values
+
+
+def _write(handle, body, as_json):
+    if as_json:
+        handle.write(json.dumps({key: _finite(value) for key, value in body.items()},
+                                indent=2) + "\n")
+        return
     writer = csv.writer(handle, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(table)
+    writer.writerow(["prediction"] + [f"P({c})" for c in body.get("classes", ())])
+    writer.writerows([prediction] + row for prediction, row in
+                     zip(body["predictions"], body.get("probabilities", [[]] * body["rows"])))
 
 
 def _rows_from_csv(model, path):

@@ -13,6 +13,7 @@ import numpy as np
 
 from optrules.data.propositions import make_propositions
 from optrules.limits import Budget
+from optrules.rule_boosting.estimator import BoostingProgress
 from optrules.rule_boosting.fit import ENGINES as BOOST_ENGINES
 from optrules.rule_boosting.fit import fit_rule
 from optrules.rule_boosting.gradient_problem import GradientProblem
@@ -26,9 +27,10 @@ from optrules.verify.certify import (REQUIRE, RULE_CHECKS, RULE_LIST_CHECKS, cer
                                      certify_rule_list, load_certificate)
 from optrules.verify.instances import RuleInstance, RuleListInstance
 
-from .arguments import (add_limit_arguments, add_rulelist_arguments, load_rule_list_problem,
-                        positive_float, positive_int, read_rule_list_problem, remaining_time,
-                        rule_list_dataset, rule_list_estimator)
+from .arguments import (add_limit_arguments, add_progress_arguments, add_rulelist_arguments,
+                        load_rule_list_problem, positive_float, positive_int,
+                        read_rule_list_problem, remaining_time, rule_list_dataset,
+                        rule_list_estimator, verbosity)
 from .boost_command import read_boosting_data
 
 __all__ = ["add_parser"]
@@ -81,12 +83,11 @@ def add_parser(commands):
                     "are in the certificate's source). Exit status 0 certified, 1 refuted, "
                     "3 undecided, 2 bad input (data or weights that differ from the "
                     "certificate's included).",
-        epilog="example: optrules verify --recheck cert.json compas.csv (checks again the "
-               "claim of cert.json, written by optrules verify rulelist --csv compas.csv "
-               "--target recidivate-within-two-years --lam 0.01 --antecedents 12 --rows 300 "
-               "--certificate cert.json); optrules verify --recheck cert.json data.csv "
-               "weights.txt (for a certificate of verify rulelist ... --sample-weights "
-               "weights.txt)")
+        epilog="example: optrules verify rulelist --csv compas.csv --target "
+               "recidivate-within-two-years --lam 0.01 --antecedents 12 --rows 300 "
+               "--certificate cert.json; optrules verify --recheck cert.json compas.csv "
+               "(a certificate of verify rulelist ... --sample-weights weights.txt is "
+               "rechecked with: optrules verify --recheck cert.json data.csv weights.txt)")
     recheck = verify.add_argument_group("recheck a certificate (instead of rulelist or rule)")
     recheck.add_argument("--recheck", nargs="+", metavar=("CERT", "DATA"),
                          help="the certificate, then the data files it was made from: CSV, or "
@@ -108,7 +109,7 @@ def add_parser(commands):
     rule = kinds.add_parser(
         "rule", help="certify the optimal first boosting rule",
         epilog="example: optrules verify rule --csv data.csv --target y --lam 2 "
-               "--thresholds quantile:4")
+               "--thresholds quantile:4 --rows 200 --checks claim,dinkelbach")
     data = rule.add_argument_group("data")
     data.add_argument("--csv", metavar="FILE", required=True)
     data.add_argument("--target", metavar="COL", required=True)
@@ -129,6 +130,7 @@ def add_parser(commands):
     search.add_argument("--max-nodes", type=positive_int, metavar="N")
     add_limit_arguments(search, "seconds for the whole command: reading, the engine and "
                                 "every solver")
+    add_progress_arguments(search)
     _add_common(rule, RULE_CHECKS, ("oracle", "claim", "dinkelbach", "cardinality"))
     rule.set_defaults(run=_run_rule, parser=rule)
 
@@ -215,9 +217,15 @@ def _run_rule(args, parser):
     checks = _checks(args.checks, RULE_CHECKS)
     problem = first_round_problem(args.csv, args.target, args.loss, lam, args.thresholds, args.rows,
                             args.propositions)
+    verbose = verbosity(args)
+    progress = BoostingProgress(1, verbose) if verbose else None
     result = fit_rule(problem, engine=args.engine, apx=alpha, max_nodes=args.max_nodes,
                       time_limit=remaining_time(args), max_memory=args.max_memory,
-                      certificate=args.search_certificate)
+                      certificate=args.search_certificate,
+                      progress=progress and (lambda nodes, describe:
+                                             progress.search(0, nodes, describe)))
+    if progress is not None:
+        progress.line.close()
     instance = RuleInstance.from_problem(problem)
     if args.search_certificate and result.status not in ("optimal", "approximate"):
         print(f"optrules verify rule: no search certificate written to "

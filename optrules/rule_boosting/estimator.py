@@ -75,7 +75,7 @@ _SHARED_ATTRIBUTES = """
 """
 
 
-class _Progress:
+class BoostingProgress:
     """Progress of a verbose fit on stderr: each rule as it is found, and a throttled line
     during a long search (:class:`~optrules.progress.ProgressLine`)."""
 
@@ -136,7 +136,7 @@ class _RuleBoosting(RuleEstimator):
             budget = Budget(params["time_limit"], memory_cap(params["max_memory"]))
             features = self._training_features(X)
             target, classes = self._target(y, features.n_samples)
-            progress = _Progress(params["n_rules"] + params["intercept"], params["verbose"]) \
+            progress = BoostingProgress(params["n_rules"] + params["intercept"], params["verbose"]) \
                 if params["verbose"] else None
             ensemble = fit_rule_ensemble(
                 features, target, loss=params["loss"], n_rules=params["n_rules"],

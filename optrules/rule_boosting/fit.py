@@ -91,7 +91,7 @@ def _learner(given):
 
 def fit_rule(problem, *, search="optimal", engine="fast", apx=1, max_depth=None,
              bound_pruning=True, equivalence_pruning=True, max_nodes=None, time_limit=None,
-             max_memory="auto", certificate=None):
+             max_memory="auto", certificate=None, progress=None):
     """Run one base learner on a :class:`GradientProblem` (one boosting round).
 
     ``max_nodes``, ``time_limit`` (seconds) and ``max_memory`` (MB of resident memory; "auto"
@@ -103,6 +103,9 @@ def fit_rule(problem, *, search="optimal", engine="fast", apx=1, max_depth=None,
     :func:`optrules.verify.rule_search_certificate.check_rule_search_certificate` replays;
     both engines write one, for the optimal search without ``max_depth``, when it finishes
     ("optimal" or "approximate").
+
+    ``progress``, if given, is called as ``progress(nodes, describe)`` after each node of the
+    search, ``describe()`` giving its figures (``boundary``, ``objective``, ``upper_bound``).
 
     Returns
     -------
@@ -123,13 +126,14 @@ def fit_rule(problem, *, search="optimal", engine="fast", apx=1, max_depth=None,
     if not isinstance(problem, GradientProblem):
         raise TypeError(f"The 'problem' parameter of fit_rule must be a GradientProblem. "
                         f"Got {type(problem).__name__} instead.")
-    given = validate_params(dict(BASE_LEARNER_CONSTRAINTS, certificate=[FilePath(), None]), {
+    given = validate_params(dict(BASE_LEARNER_CONSTRAINTS, certificate=[FilePath(), None],
+                                 progress=[Callable(), None]), {
         "search": search, "engine": engine, "apx": apx, "max_depth": max_depth,
         "bound_pruning": bound_pruning, "equivalence_pruning": equivalence_pruning,
         "max_nodes": max_nodes, "time_limit": time_limit, "max_memory": max_memory,
-        "certificate": certificate}, "fit_rule")
+        "certificate": certificate, "progress": progress}, "fit_rule")
     budget = Budget(given["time_limit"], memory_cap(given["max_memory"]))
-    config = _config(given, budget)
+    config = _config(given, budget, given["progress"])
     if given["certificate"] is not None:
         if (given["search"], given["max_depth"]) != ("optimal", None):
             raise ValueError("fit_rule: a search certificate is written by the optimal search "
