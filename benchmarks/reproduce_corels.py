@@ -120,15 +120,15 @@ def cross_validate(lam, folds, seed, engine):
     accuracies = []
     for fold, test in enumerate(np.array_split(order, folds)):
         train = np.setdiff1d(order, test)
+        train_X, test_X = ({name: column[rows] for name, column in X.items()}
+                           for rows in (train, test))
         start = time.perf_counter()
-        model = RuleListClassifier(lam=lam, engine=engine).fit(
-            {name: column[train] for name, column in X.items()}, y[train])
+        model = RuleListClassifier(lam=lam, engine=engine).fit(train_X, y[train])
         seconds = time.perf_counter() - start
-        test_X = {name: column[test] for name, column in X.items()}
         accuracy = float(np.mean(model.predict(test_X) == y[test]))
         accuracies.append(accuracy)
         print(f"| {fold} | {len(test)} | {model.n_antecedents_} | {len(model.rules_) - 1} "
-              f"| {model.status_} | {model.score({n: c[train] for n, c in X.items()}, y[train]):.4f} "
+              f"| {model.status_} | {model.score(train_X, y[train]):.4f} "
               f"| {accuracy:.4f} | {seconds:.1f} |", flush=True)
     print(f"\ntest accuracy {statistics.mean(accuracies):.4f} ± "
           f"{statistics.stdev(accuracies):.4f} (mean ± sd over folds); paper {PAPER_ACCURACY}")

@@ -236,3 +236,14 @@ def test_an_internal_error_is_one_line_with_its_own_exit_status(csv_args, capsys
                    "--debug ...' for the traceback, and please report it)\n")
     with pytest.raises(RuntimeError, match="a defect"):
         main(["--debug"] + csv_args)
+
+
+def test_a_reader_that_leaves_early_ends_the_command_quietly():
+    """``optrules demo --json | head -2``: exit 141 (as for SIGPIPE), nothing on stderr."""
+    import subprocess
+    import sys
+    child = subprocess.Popen([sys.executable, "-m", "optrules", "demo", "--json"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    child.stdout.read(10)
+    child.stdout.close()            # the JSON object is longer than a pipe's buffer
+    assert (child.wait(timeout=300), child.stderr.read()) == (141, b"")

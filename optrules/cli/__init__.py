@@ -11,12 +11,15 @@ output says so and gives the optimality gap), 2 for bad arguments or input files
 Ctrl-C (SIGINT) and 143 after a SIGTERM: the first such signal during a search stops it at its
 next node, and the best result so far is printed and its files written as usual; a second
 signal, or one while no search runs (reading data, writing files), aborts at once (also 130/143,
-nothing more written), 70 for an internal error (a defect of optrules; please report it).
+nothing more written), 141 when the reader of the output left early (a broken pipe,
+``optrules data compas | head``; quietly, as for SIGPIPE), 70 for an internal error (a defect of optrules; please report it).
 ``optrules verify`` adds 1 (refuted) and 3 (undecided); ``optrules check-certificate`` adds 1
 (rejected).
 """
 
 import argparse
+import os
+import signal
 import sys
 import time
 import warnings
@@ -57,9 +60,12 @@ def main(argv=None):
             check_output_paths(args)
             status = args.run(args, args.parser)
     except KeyboardInterrupt:           # the second signal: abort at once
-        signal = received_signal()
+        received = received_signal()
         print(f"optrules {args.command}: aborted", file=sys.stderr)
-        return 128 + (signal or 2)
+        return 128 + (received or signal.SIGINT)
+    except BrokenPipeError:             # the reader left (optrules data compas | head): quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+        return 128 + signal.SIGPIPE
     except (ValueError, TypeError, OSError) as error:
         if args.debug:
             raise
@@ -72,8 +78,8 @@ def main(argv=None):
               "(run 'optrules --debug ...' for the traceback, and please report it)",
               file=sys.stderr)
         return 70                       # EX_SOFTWARE of sysexits.h
-    signal = received_signal()
-    return status if signal is None else 128 + signal
+    received = received_signal()
+    return status if received is None else 128 + received
 
 
 if __name__ == "__main__":

@@ -215,8 +215,8 @@ def _run_rule(args, parser):
     alpha = parse_fraction("--apx", args.apx, low=0, high=1, function="optrules verify rule",
                            high_inclusive=True)
     checks = _checks(args.checks, RULE_CHECKS)
-    problem = first_round_problem(args.csv, args.target, args.loss, lam, args.thresholds, args.rows,
-                            args.propositions)
+    problem = first_round_problem(args.csv, args.target, args.loss, lam, args.thresholds,
+                                  args.rows, args.propositions)
     verbose = verbosity(args)
     progress = BoostingProgress(1, verbose) if verbose else None
     result = fit_rule(problem, engine=args.engine, apx=alpha, max_nodes=args.max_nodes,

@@ -1,10 +1,10 @@
-"""Benchmark: compressed rule ensembles on scikit-learn's breast cancer data (the paper's WBCD),
+"""Reproduce compressed rule ensembles on scikit-learn's breast cancer data (the paper's WBCD),
 as Nalenz and Augustin's Tables 1-2 report them: test AUC and the number of selected terms
 for k_max = 2, 4, 6.
 
 Run by hand (in the optrules environment with its test extra, for scikit-learn):
-    python benchmarks/cre.py [--kmax 2 4 6] [--splits 5] [--test-size 0.3] [--no-linear]
-        [--criterion aic|bic] [--variant glm|average] [--engine fast|reference]
+    python benchmarks/reproduce_cre.py [--kmax 2 4 6] [--splits 5] [--test-size 0.3]
+        [--no-linear] [--criterion aic|bic] [--variant glm|average] [--engine fast|reference]
 
 Each split is a seeded, stratified train/test split (seeds 0, 1, ...); the model is fitted with
 the paper's settings (500 boosted trees of depth 3, learning rate 0.01, subsample 0.6;
