@@ -19,9 +19,9 @@ from optrules.rule_lists.fit import BOUNDS, ENGINES, POLICIES, SYMMETRY_MAPS
 from optrules.validation import parse_fraction
 
 __all__ = ["positive_int", "positive_float", "positive_number", "share", "memory_megabytes",
-           "add_limit_arguments", "remaining_time", "add_rulelist_arguments", "rule_list_estimator",
-           "load_rule_list_problem", "read_rule_list_problem", "read_class_csv",
-           "RuleListProblem", "check_output_paths",
+           "add_limit_arguments", "remaining_time", "add_rulelist_arguments",
+           "rule_list_estimator", "load_rule_list_problem", "read_rule_list_problem",
+           "read_class_csv", "RuleListProblem", "check_output_paths",
            "OUTPUT_OPTIONS", "INPUT_OPTIONS"]
 
 #: Options naming a file the command writes; each is checked writable before any work.
