@@ -19,7 +19,7 @@ from optrules.data import bundled_csv, read_csv
 from optrules.plot import boosting_curve, cre_split_points, rule_count_scores, search_trace
 from optrules.plot.figure import INSTALL_HINT, MatplotlibMissing
 from optrules.rule_lists import fit_rule_list
-from optrules.rule_lists.search_trace import (EVENTS, HEADER_FIELDS, RECORD_FIELDS,
+from optrules.rule_lists.search_trace import (HEADER_FIELDS, RECORD_FIELDS,
                                               parse_search_trace, read_search_trace)
 
 ENGINES = ("fast", "reference")
