@@ -426,24 +426,24 @@ class _BranchAndBound:
             node.parent.children.pop(node.antecedent, None)
             node = node.parent
 
-    def describe(self, queue=True):
-        """Progress figures (scaled objectives converted to Fractions). ``queue=False`` leaves
-        out those that take a pass over the queued bounds (lower bound, remaining search space,
-        prefix lengths): a look cheap enough for every node."""
-        scale = self.mistake * self.total_weight
-        figures = {"best_objective": Fraction(self.best_objective, scale),
+    def describe(self, counters_only=False):
+        """Progress figures (scaled objectives converted to Fractions). ``counters_only``: the
+        counts alone (evaluations, incumbent updates, queue and map sizes), a look cheap enough
+        for every node; the others take a pass over the queued bounds."""
+        figures = {"evaluations": self.statistics["lower_bound_evaluations"],
                    "incumbent_updates": self.statistics["incumbent_updates"],
-                   "queue_size": self._queue_length(), "map_size": len(self.symmetry_map),
-                   "evaluations": self.statistics["lower_bound_evaluations"]}
-        if queue:
-            lower_bound, remaining = self.queue_summary()
-            lengths = collections.Counter()
-            for (depth, _, _), count in self.queued_bounds.items():
-                lengths[depth] += count
-            figures.update(lower_bound=Fraction(lower_bound, scale),
-                           remaining_search_space=remaining,
-                           prefix_lengths=[lengths[k] for k in range(max(lengths, default=-1)
-                                                                     + 1)])
+                   "queue_size": self._queue_length(), "map_size": len(self.symmetry_map)}
+        if counters_only:
+            return figures
+        scale = self.mistake * self.total_weight
+        lower_bound, remaining = self.queue_summary()
+        lengths = collections.Counter()
+        for (depth, _, _), count in self.queued_bounds.items():
+            lengths[depth] += count
+        figures.update(best_objective=Fraction(self.best_objective, scale),
+                       lower_bound=Fraction(lower_bound, scale),
+                       remaining_search_space=remaining,
+                       prefix_lengths=[lengths[k] for k in range(max(lengths, default=-1) + 1)])
         return figures
 
     # ----- certificates --------------------------------------------------------------------

@@ -155,7 +155,7 @@ def fit_rule_list(dataset, lam, *, sample_weight=None, engine="fast",
         A stream is left open. The search is the same with or without it.
     trace_interval : float >= 0, default 0.1
         Least seconds between the trace's records, and at least 20 times the last record's
-        cost, so that records take under 5% of the search (0: a record per expanded prefix);
+        cost, so that records take about 5% of the search (0: a record per expanded prefix);
         a new incumbent and the end are always recorded.
 
     Returns

@@ -26,7 +26,7 @@ from optrules.validation import (fraction_from_text, fraction_text, json_number,
                                  shown)
 
 __all__ = ["SearchTrace", "Trace", "read_search_trace", "parse_search_trace", "FORMAT",
-           "VERSION", "EVENTS"]
+           "VERSION", "EVENTS", "HEADER_FIELDS", "RECORD_FIELDS"]
 
 FORMAT, VERSION = "optrules.search-trace", 1
 #: Why a record was written: the state before the first node, the throttle's interval, a new
@@ -48,9 +48,9 @@ class SearchTrace:
     It writes ``header`` at once, then a record of the state the search ``describe`` s: at
     the first call, whenever the incumbent improved, and when ``interval`` seconds have passed
     since the last record (0: at every node); :meth:`finish` writes the last record. Between
-    records a call costs one look at the counters (``describe(queue=False)``); a record costs
-    a pass over the distinct queued bounds, so with ``interval`` > 0 the next one waits at
-    least 20 times as long as the last took (records stay under 5% of the search).
+    records a call costs one look at the counters (``describe(counters_only=True)``); a record
+    costs a pass over the distinct queued bounds, so with ``interval`` > 0 the next one waits
+    at least 20 times as long as the last took.
     ``then`` (a progress callback, optional) is called as well.
     """
 
@@ -69,7 +69,7 @@ class SearchTrace:
             self.then(nodes_expanded, describe)
         if self.last_call is None:
             event = "start"
-        elif describe(queue=False)["incumbent_updates"] != self.incumbent_updates:
+        elif describe(counters_only=True)["incumbent_updates"] != self.incumbent_updates:
             event = "incumbent"
         elif time.perf_counter() >= self.next_record:
             event = "interval"
@@ -84,7 +84,7 @@ class SearchTrace:
         figures = describe()
         self.incumbent_updates = figures["incumbent_updates"]
         # A record's pass over the queue grows with it: waiting 20 times its cost keeps
-        # records under 5% of the search time (unless every node is asked for).
+        # records to about 5% of the search time (unless every node is asked for).
         cost = time.perf_counter() - now
         self.next_record = now + (max(self.interval, _PATIENCE * cost) if self.interval else 0)
         self._write(dict({
