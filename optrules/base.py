@@ -24,7 +24,7 @@ from optrules.data.table import Features, as_features, sorted_classes
 from optrules.validation import json_number, json_object, shown, validate_params
 
 __all__ = ["RuleEstimator", "NotFittedError", "DataConversionWarning", "binary_classes",
-           "target_classes", "sample_weight_vector", "regression_target"]
+           "target_classes", "sample_weight_vector", "regression_target", "r_squared"]
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -198,10 +198,7 @@ class RuleEstimator:
         y = _target_vector(y, len(predictions), type(self).__name__)
         if self._kind == "classifier":
             return float(np.mean(predictions == y))
-        y = y.astype(float)
-        residual = float(((y - predictions) ** 2).sum())
-        total = float(((y - y.mean()) ** 2).sum())
-        return 1.0 - residual / total if total > 0 else (1.0 if residual == 0 else 0.0)
+        return r_squared(y, predictions)
 
     # ----- files -------------------------------------------------------------------------------
     def to_json(self, path):
@@ -387,6 +384,16 @@ def _feature_name_mismatch(fitted, given):
     if not unexpected and not missing:
         message += "Feature names must be in the same order as they were in fit.\n"
     return message
+
+
+def r_squared(y, predictions):
+    """The coefficient of determination R² of ``predictions`` for the numbers ``y``: 1 minus
+    the residual over the total sum of squares (for a constant ``y``: 1 when every prediction
+    is exact, else 0)."""
+    y = np.asarray(y).astype(float)
+    residual = float(((y - predictions) ** 2).sum())
+    total = float(((y - y.mean()) ** 2).sum())
+    return 1.0 - residual / total if total > 0 else (1.0 if residual == 0 else 0.0)
 
 
 def _target_vector(y, n_samples, estimator):

@@ -467,6 +467,16 @@ class Callable(_Constraint):
         return "a callable"
 
 
+class TextStream(_Constraint):
+    """A writable text stream: an object with a ``write`` method."""
+
+    def accepts(self, value):
+        return callable(getattr(value, "write", None))
+
+    def __str__(self):
+        return "a writable text stream"
+
+
 #: Largest K of 'quantile:K' and 'width:K' (a column has at most one cut per gap anyway).
 MAX_CUTS = 100_000
 

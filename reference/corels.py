@@ -218,8 +218,11 @@ class _BranchAndBound:
 
     # ----- main loop (Alg. 2) -------------------------------------------------------------
     def run(self, max_nodes, max_queue, budget, progress):
-        """Alg. 2's loop; returns (nodes expanded, None if finished else the stop status)."""
+        """Alg. 2's loop; returns (nodes expanded, None if finished else the stop status).
+        ``progress`` sees the state before the first node and after every expanded node."""
         nodes_expanded = 0
+        if progress is not None:
+            progress(nodes_expanded, self.describe)
         while self._queue_length():                         # Alg. 2: until the queue is empty
             stop = "node-limit" if max_nodes is not None and nodes_expanded >= max_nodes else \
                 "queue-limit" if max_queue is not None and self._queue_length() > max_queue \
@@ -423,15 +426,25 @@ class _BranchAndBound:
             node.parent.children.pop(node.antecedent, None)
             node = node.parent
 
-    def describe(self):
-        """Progress figures (scaled objectives converted to Fractions)."""
+    def describe(self, counters_only=False):
+        """Progress figures (scaled objectives converted to Fractions). ``counters_only``: the
+        counts alone (evaluations, incumbent updates, queue and map sizes), a look cheap enough
+        for every node; the others take a pass over the queued bounds."""
+        figures = {"evaluations": self.statistics["lower_bound_evaluations"],
+                   "incumbent_updates": self.statistics["incumbent_updates"],
+                   "queue_size": self._queue_length(), "map_size": len(self.symmetry_map)}
+        if counters_only:
+            return figures
         scale = self.mistake * self.total_weight
         lower_bound, remaining = self.queue_summary()
-        return {"best_objective": Fraction(self.best_objective, scale),
-                "lower_bound": Fraction(lower_bound, scale),
-                "queue_size": self._queue_length(), "map_size": len(self.symmetry_map),
-                "evaluations": self.statistics["lower_bound_evaluations"],
-                "remaining_search_space": remaining}
+        lengths = collections.Counter()
+        for (depth, _, _), count in self.queued_bounds.items():
+            lengths[depth] += count
+        figures.update(best_objective=Fraction(self.best_objective, scale),
+                       lower_bound=Fraction(lower_bound, scale),
+                       remaining_search_space=remaining,
+                       prefix_lengths=[lengths[k] for k in range(max(lengths, default=-1) + 1)])
+        return figures
 
     # ----- certificates --------------------------------------------------------------------
     def queue_summary(self):

@@ -100,6 +100,17 @@ def test_the_data_package_depends_on_no_method():
     assert violations("data", ("optrules.data",), forbidden) == []
 
 
+def test_only_the_cli_imports_the_plots():
+    """Plots read what the methods make; nothing but the command line depends on them (or on
+    matplotlib, an optional extra)."""
+    found = [f"{module} imports {name}" for module, path in modules().items()
+             if not module.startswith(("optrules.plot", "optrules.cli"))
+             for name in imported(module, path)
+             if name.split(".")[0] == "matplotlib" or name.startswith("optrules.plot")]
+    assert found == []
+    assert violations("plot", ("optrules.cli",), ("optrules.plot",))     # the check sees them
+
+
 def _key(name):
     return re.sub(r"s$", "", name.replace("_", "").lower())
 

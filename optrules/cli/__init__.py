@@ -1,10 +1,10 @@
 """optrules: optimal rule lists, optimal and greedy boosted rules, compressed rule ensembles.
 
 Commands: ``optrules rulelist``, ``optrules boost``, ``optrules boomer``, ``optrules cre``,
-``optrules predict``, ``optrules verify``, ``optrules check-certificate``, ``optrules data`` and
-``optrules demo``; one module per subcommand (``<name>_command.py``), each with
-``add_parser(commands)``. An error prints one line (``optrules --debug COMMAND ...`` prints the
-traceback instead).
+``optrules predict``, ``optrules verify``, ``optrules check-certificate``, ``optrules plot``,
+``optrules data`` and ``optrules demo``; one module per subcommand (``<name>_command.py``),
+each with ``add_parser(commands)``. An error prints one line (``optrules --debug COMMAND ...``
+prints the traceback instead).
 
 Exit status: 0 on success (also when a node, time or memory limit stopped the search: the
 output says so and gives the optimality gap), 2 for bad arguments or input files, 130 after a
@@ -27,13 +27,15 @@ import warnings
 from optrules.limits import StoppedSearchWarning, interruptible, received_signal
 
 from . import (boomer_command, boost_command, check_certificate_command, cre_command,
-               data_command, demo_command, predict_command, rulelist_command, verify_command)
+               data_command, demo_command, plot_command, predict_command, rulelist_command,
+               verify_command)
 from .arguments import check_output_paths
 
 __all__ = ["main"]
 
 _COMMANDS = (rulelist_command, boost_command, boomer_command, cre_command, predict_command,
-             verify_command, check_certificate_command, data_command, demo_command)
+             verify_command, check_certificate_command, plot_command, data_command,
+             demo_command)
 
 
 def _parser():

@@ -18,17 +18,17 @@ from optrules.rule_lists.estimator import RuleListClassifier
 from optrules.rule_lists.fit import BOUNDS, ENGINES, POLICIES, SYMMETRY_MAPS
 from optrules.validation import parse_fraction
 
-__all__ = ["positive_int", "positive_float", "memory_megabytes", "add_limit_arguments",
-           "remaining_time", "add_rulelist_arguments", "rule_list_estimator",
-           "load_rule_list_problem", "read_rule_list_problem", "read_class_csv",
-           "RuleListProblem", "check_output_paths",
+__all__ = ["positive_int", "positive_float", "positive_number", "share", "memory_megabytes",
+           "add_limit_arguments", "remaining_time", "add_rulelist_arguments",
+           "rule_list_estimator", "load_rule_list_problem", "read_rule_list_problem",
+           "read_class_csv", "RuleListProblem", "check_output_paths",
            "OUTPUT_OPTIONS", "INPUT_OPTIONS"]
 
 #: Options naming a file the command writes; each is checked writable before any work.
-OUTPUT_OPTIONS = ("save_model", "certificate", "output")
+OUTPUT_OPTIONS = ("save_model", "certificate", "output", "trace")
 #: Options naming files the command reads (a list for ``--recheck``); no output may be one.
 INPUT_OPTIONS = ("csv", "corels_out", "corels_label", "corels_minor", "sample_weights", "model",
-                 "recheck")
+                 "recheck", "trace_file")
 
 
 def _number_type(convert, accept, description):
@@ -52,6 +52,9 @@ non_negative_float = _number_type(float, lambda value: 0 <= value < float("inf")
                                   "a finite number >= 0")
 positive_float = _number_type(float, lambda value: 0 < value < float("inf"),
                               "a positive number of seconds")
+positive_number = _number_type(float, lambda value: 0 < value < float("inf"),
+                               "a positive number")
+share = _number_type(float, lambda value: 0 < value < 1, "a number in (0, 1)")
 
 
 def memory_megabytes(text):
@@ -159,7 +162,8 @@ def rule_list_estimator(args):
         thresholds=args.thresholds, policy=args.policy, symmetry_map=args.symmetry_map,
         max_nodes=args.max_nodes, max_queue=args.max_queue, time_limit=remaining_time(args),
         max_memory=args.max_memory, disabled_bounds=tuple(args.disable_bound), engine=args.engine,
-        verbose=verbosity(args), certificate=getattr(args, "search_certificate", None))
+        verbose=verbosity(args), certificate=getattr(args, "search_certificate", None),
+        trace=getattr(args, "trace", None))
 
 
 def add_progress_arguments(group):

@@ -23,6 +23,10 @@ def add_parser(commands):
     parser.add_argument("--certificate", dest="search_certificate", metavar="FILE",
                         help="write the search certificate (JSON Lines; gzip if FILE ends in "
                              ".gz) for optrules check-certificate")
+    parser.add_argument("--trace", metavar="FILE",
+                        help="write the search's trace (JSON Lines: best objective, lower "
+                             "bound, queue size and prefix lengths over time) for optrules "
+                             "plot search")
     parser.set_defaults(run=run, parser=parser)
 
 

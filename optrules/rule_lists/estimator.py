@@ -87,6 +87,10 @@ class RuleListClassifier(RuleEstimator):
         Write the search certificate of each ``fit`` here (JSON Lines, gzip when the name ends
         in ``.gz``; specs/certificates.md), for ``optrules check-certificate``. Only a finished
         search ("optimal") writes one.
+    trace : str or path, optional
+        Write the trace of each ``fit``'s search here (JSON Lines, ``specs/trace.md``): best
+        objective, lower bound, queue size and prefix lengths over time, which
+        ``optrules.plot.search_trace`` draws. The search is the same with or without it.
 
     A first Ctrl-C (SIGINT) or SIGTERM during ``fit`` stops the search at its next node: the
     best list so far is kept, with ``status_ == "interrupted"`` and a warning; a second one
@@ -176,12 +180,13 @@ class RuleListClassifier(RuleEstimator):
         "engine": [Options(ENGINES)],
         "verbose": [Integer(0), Boolean()],
         "certificate": [FilePath(), None],
+        "trace": [FilePath(), None],
     }
 
     def __init__(self, lam=0.01, *, max_cardinality=2, min_support=None,
                  thresholds="quantile:3", policy="lower-bound", symmetry_map="prefix",
                  max_nodes=None, max_queue=None, time_limit=None, max_memory="auto",
-                 disabled_bounds=(), engine="fast", verbose=0, certificate=None):
+                 disabled_bounds=(), engine="fast", verbose=0, certificate=None, trace=None):
         self.lam = lam
         self.max_cardinality = max_cardinality
         self.min_support = min_support
@@ -196,6 +201,7 @@ class RuleListClassifier(RuleEstimator):
         self.engine = engine
         self.verbose = verbose
         self.certificate = certificate
+        self.trace = trace
 
     # ----- fitting ------------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
@@ -316,7 +322,8 @@ class RuleListClassifier(RuleEstimator):
                 dataset, params["lam"], engine=params["engine"], policy=params["policy"],
                 symmetry_map=params["symmetry_map"], disabled_bounds=params["disabled_bounds"],
                 max_nodes=params["max_nodes"], max_queue=params["max_queue"], max_memory=None,
-                budget=budget, progress=progress, certificate=params["certificate"])
+                budget=budget, progress=progress, certificate=params["certificate"],
+                trace=params["trace"])
         finally:
             if progress is not None:
                 progress.close()

@@ -18,8 +18,9 @@ from optrules.progress import ProgressLine
 from optrules.rule_lists.equivalent_points import check_minority, minority_bits
 from optrules.rule_lists.model import describe
 from optrules.rule_lists.search_certificate import SearchCertificateWriter
+from optrules.rule_lists.search_trace import SearchTrace
 from optrules.validation import (Callable, ExactFraction, FilePath, Integer, Options, Real,
-                                 Subset, fraction_text, validate_params)
+                                 Subset, TextStream, fraction_text, validate_params)
 
 __all__ = ["fit_rule_list", "unsearched_result", "SearchConfig", "ProgressLog", "ENGINES", "POLICIES",
            "SYMMETRY_MAPS", "BOUNDS", "PARAMETER_CONSTRAINTS"]
@@ -90,13 +91,16 @@ PARAMETER_CONSTRAINTS = {
     "progress": [Callable(), None],
     "disabled_bounds": [Subset(BOUNDS)],
     "certificate": [FilePath(), None],
+    "trace": [FilePath(), TextStream(), None],
+    "trace_interval": [Real(0, inclusive=True)],
 }
 
 
 def fit_rule_list(dataset, lam, *, sample_weight=None, engine="fast",
                   policy="lower-bound", symmetry_map="prefix", disabled_bounds=(),
                   max_nodes=None, max_queue=None, time_limit=None, max_memory="auto",
-                  progress=None, budget=None, certificate=None):
+                  progress=None, budget=None, certificate=None, trace=None,
+                  trace_interval=0.1):
     """Find a certifiably optimal rule list (CORELS objective).
 
     Minimises R(d) = mistakes(d)/N + λ·K(d) over all rule lists d of K distinct antecedents
@@ -145,6 +149,14 @@ def fit_rule_list(dataset, lam, *, sample_weight=None, engine="fast",
         Write the search certificate here (specs/certificates.md; gzip if the name ends in
         ``.gz``), which ``optrules check-certificate`` replays without trusting the engine.
         Written only when the search finishes ("optimal").
+    trace : str, path or writable text stream, optional
+        Write the search's trace here (JSON Lines, ``specs/trace.md``): best objective, lower
+        bound, queue size and prefix lengths over time, for ``optrules.plot.search_trace``.
+        A stream is left open. The search is the same with or without it.
+    trace_interval : float >= 0, default 0.1
+        Least seconds between the trace's records, and at least 20 times the last record's
+        cost, so that records take about 5% of the search (0: a record per expanded prefix);
+        a new incumbent and the end are always recorded.
 
     Returns
     -------
@@ -192,7 +204,8 @@ def fit_rule_list(dataset, lam, *, sample_weight=None, engine="fast",
         "lam": lam, "engine": engine, "policy": policy, "symmetry_map": symmetry_map,
         "max_nodes": max_nodes, "max_queue": max_queue, "time_limit": time_limit,
         "max_memory": max_memory, "progress": progress, "disabled_bounds": disabled_bounds,
-        "certificate": certificate}, "fit_rule_list")
+        "certificate": certificate, "trace": trace, "trace_interval": trace_interval},
+        "fit_rule_list")
     if sample_weight is not None:
         dataset = dataset.with_weights(sample_weight)
     if budget is not None and not isinstance(budget, Budget):
@@ -211,17 +224,34 @@ def fit_rule_list(dataset, lam, *, sample_weight=None, engine="fast",
         total = dataset.n_samples if dataset.weights is None else int(dataset.weights.sum())
         config = replace(config, certificate=SearchCertificateWriter(
             given["certificate"], given["lam"].denominator * total))
+    trace = None
+    if given["trace"] is not None:
+        trace = SearchTrace(given["trace"], _trace_header(dataset, given), then=progress,
+                            interval=given["trace_interval"])
+        config = replace(config, progress=trace)
     try:
         with interruptible():
             result = engine_module.corels(dataset, given["lam"], config)
     except BaseException:
         if config.certificate is not None:
             config.certificate.discard()
+        if trace is not None:
+            trace.close()            # what was written stays; without its end record
         raise
+    if trace is not None:
+        trace.finish(result.status)
     result = replace(result, rule_list=describe(result.rule_list, dataset))
     if config.certificate is not None:
         _finish_certificate(config, dataset, result, given["engine"])
     return result
+
+
+def _trace_header(dataset, given):
+    """The figures of the problem a trace's header states (``specs/trace.md``)."""
+    return {"lambda": fraction_text(given["lam"]), "engine": given["engine"],
+            "policy": given["policy"], "n_antecedents": dataset.n_antecedents,
+            "n_samples": dataset.n_samples,
+            "total_weight": fraction_text(dataset.total_weight) if dataset.weighted else None}
 
 
 def _finish_certificate(config, dataset, result, engine):
