@@ -17,7 +17,8 @@ from optrules.rule_boosting.losses import LOSSES
 from optrules.rule_lists.search_trace import read_search_trace
 from optrules.validation import parse_fraction
 
-from .arguments import non_negative_int, positive_int, positive_number, share
+from .arguments import (add_progress_arguments, non_negative_int, positive_int,
+                        positive_number, share, verbosity)
 from .boost_command import read_boosting_data
 
 __all__ = ["add_parser"]
@@ -48,8 +49,8 @@ def add_parser(commands):
         description="Boost rules with the optimal and with the greedy base learner on a "
                     "seeded train/test split and plot the test score (ROC-AUC for the "
                     "logistic loss, else R²) of the first k rules against k.",
-        epilog="example: optrules plot boosting --csv data.csv --target y --rules 10 --seed 0 "
-               "--out boosting.svg")
+        epilog="example: optrules plot boosting --csv data.csv --target y --rules 4 "
+               "--thresholds quantile:4 --seed 0 --out boosting.svg")
     data = boosting.add_argument_group("data and model")
     data.add_argument("--csv", metavar="FILE", required=True, help="table with a header row")
     data.add_argument("--target", metavar="COL", required=True,
@@ -68,13 +69,14 @@ def add_parser(commands):
     data.add_argument("--seed", type=non_negative_int, default=0, metavar="S",
                       help="seed of the train/test split (default 0)")
     _add_output_arguments(boosting, boosting_curve)
+    add_progress_arguments(boosting.add_argument_group("progress of the fits"))
     boosting.set_defaults(draw=_draw_boosting)
     cre = kinds.add_parser(
         "cre", help="a feature's split points by cluster and their soft conditions",
         description="The split points of one feature in a compressed rule ensemble, coloured "
                     "by cluster, with each cluster's soft condition Phi(x).",
-        epilog="example: optrules cre --csv data.csv --target y --seed 0 --save-model "
-               "cre.json; optrules plot cre cre.json --feature x1 --out x1.png")
+        epilog="example: optrules cre --csv data.csv --target y --trees 100 --seed 0 "
+               "--save-model cre.json; optrules plot cre cre.json --feature x1 --out x1.png")
     cre.add_argument("model", metavar="MODEL", help="a model file of optrules cre --save-model")
     cre.add_argument("--feature", required=True, metavar="NAME",
                      help="the feature whose split points to draw")
@@ -150,7 +152,8 @@ def _draw_boosting(args):
     curves = {}
     for search, lam in lams.items():
         model = estimator_class(args.rules, lam=lam, loss=args.loss, search=search,
-                                thresholds=args.thresholds).fit(features.take(train), y[train])
+                                thresholds=args.thresholds, verbose=verbosity(args)).fit(
+            features.take(train), y[train])
         curves[search], metric = rule_count_scores(model, features.take(test), y[test])
     boosting_curve(curves, args.output, size=(args.width, args.height), dpi=args.dpi,
                    ylabel=f"test {metric}",
