@@ -3,17 +3,17 @@ classification rule learning", ADAC 2023): predictive quality and training time 
 with the pre-sorted and the histogram-based search, with and without feature sampling, beside
 mlrl-boomer (the paper's C++ package) in the same run.
 
-Run by hand (in the optrules environment with its test extra, for scikit-learn; about 10-20
-minutes with ``--mlrl``):
+Run by hand (in the optrules environment with its test extra, for scikit-learn; about 3
+minutes with ``--mlrl`` on a shared 2-core machine):
     python benchmarks/reproduce_boomer.py [--datasets breast multilabel] [--rules 1000]
-        [--folds 5] [--mlrl /work/boomer-venv/bin/python]
+        [--folds 3] [--mlrl /work/boomer-venv/bin/python]
 
 The paper's measures (its Table 2): Hamming loss, subset 0/1 loss and example-wise F1 of the
 test folds, and training seconds per fold, mean over ``--folds`` seeded cross-validation folds
 (the paper: 10). Its multi-label datasets (Mulan, MEKA) are not bundled and cannot be fetched
 here, so the rows are scikit-learn's breast cancer (binary: Hamming and subset 0/1 loss are
 both the error rate) and ``multilabel``, scikit-learn's ``make_multilabel_classification``
-(2000 examples, 20 count features, 6 labels, about 2 labels each, seed 0). Both tools learn
+(1000 examples, 10 count features, 4 labels, about 2 labels each, seed 0). Both tools learn
 1000 single-label rules after the default rule with the logistic loss, shrinkage 0.3, one
 thread, no instance sampling, holdout or pruning (mlrl-boomer with ``MLRL_OFF`` of
 benchmarks/boosted_rules.py); "sampling on" draws a random subset of the features for each rule
@@ -35,10 +35,11 @@ import numpy as np
 from boosted_rules import MLRL_OFF
 from boosted_rules import dataset as benchmark_dataset
 
-#: mlrl-boomer 0.12.3 crashes at random on multi-label targets (a segmentation fault in 1 to 5
-#: of 10 runs of the same fit, also with uint8 labels, float32 features or a sparse label
-#: matrix); its fits are seeded, so a crashed one is run again, and the crashes are counted.
-MLRL_ATTEMPTS = 10
+#: mlrl-boomer 0.12.3 crashes at random on multi-label targets (a segmentation fault or "free():
+#: invalid next size" in 1 to 5 of 10 runs of a 50-rule fit, also with uint8 labels, float32
+#: features or a sparse label matrix; every run of a 1000-rule fit); its fits are seeded, so a
+#: crashed one is run again, up to MLRL_ATTEMPTS times, and the crashes are counted.
+MLRL_ATTEMPTS = 5
 MLRL_CRASHES = []
 
 CONFIGS = [("pre-sorted", "off"), ("pre-sorted", "on"), ("histogram", "off"),
@@ -66,7 +67,7 @@ def dataset(name):
     """(X, Y) with Y of shape (n, labels), 0/1."""
     if name == "multilabel":
         from sklearn.datasets import make_multilabel_classification
-        X, Y = make_multilabel_classification(n_samples=2000, n_features=20, n_classes=6,
+        X, Y = make_multilabel_classification(n_samples=1000, n_features=10, n_classes=4,
                                               n_labels=2, random_state=0)
         return X.astype(float), Y
     X, y, _ = benchmark_dataset(name)
@@ -113,12 +114,23 @@ def fit_mlrl(python, folder, X, Y, X_test, n_rules, search, sampling):
                                capture_output=True, text=True)
         if child.returncode == 0:
             break
-        MLRL_CRASHES.append(child.returncode)
+        MLRL_CRASHES.append(child.stderr.strip().splitlines()[-1:] or [child.returncode])
     else:
-        raise SystemExit(f"mlrl-boomer crashed {MLRL_ATTEMPTS} times in a row: "
-                         f"{child.stderr[-500:]}")
+        return None
     result = json.loads(child.stdout)
     return result["seconds"], np.asarray(result["predicted"]).reshape(len(X_test), -1)
+
+
+def cross_validate(fit, X, Y, args, search, sampling):
+    """Mean (measures, training seconds) over the folds, or None when a fit crashed."""
+    figures, seconds = [], []
+    for train, test in folds(len(X), args.folds):
+        done = fit(X[train], Y[train], X[test], args.rules, search, sampling)
+        if done is None:
+            return None
+        seconds.append(done[0])
+        figures.append(measures(Y[test], done[1]))
+    return np.mean(figures, axis=0), float(np.mean(seconds))
 
 
 def main():
@@ -126,7 +138,7 @@ def main():
     parser.add_argument("--datasets", nargs="+", default=["breast", "multilabel"],
                         choices=["breast", "multilabel", "synthetic"])
     parser.add_argument("--rules", type=int, default=1000)
-    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--folds", type=int, default=3)
     parser.add_argument("--mlrl", metavar="PYTHON", help="python of mlrl-boomer's environment")
     args = parser.parse_args()
     tools = ["optrules"] + (["mlrl-boomer"] if args.mlrl else [])
@@ -141,24 +153,24 @@ def main():
             for search, sampling in CONFIGS:
                 rows = {}
                 for tool in tools:
-                    figures, seconds = [], []
-                    for train, test in folds(len(X), args.folds):
-                        fit = fit_optrules if tool == "optrules" else \
-                            lambda *a: fit_mlrl(args.mlrl, folder, *a)
-                        took, predicted = fit(X[train], Y[train], X[test], args.rules, search,
-                                              sampling)
-                        seconds.append(took)
-                        figures.append(measures(Y[test], predicted))
-                    rows[tool] = np.mean(figures, axis=0), float(np.mean(seconds))
-                for tool, (figure, took) in rows.items():
-                    ratio = f"{took / rows['mlrl-boomer'][1]:.2f}" if "mlrl-boomer" in rows \
-                        else "–"
+                    fit = fit_optrules if tool == "optrules" else \
+                        lambda *a: fit_mlrl(args.mlrl, folder, *a)
+                    rows[tool] = cross_validate(fit, X, Y, args, search, sampling)
+                for tool, row in rows.items():
+                    if row is None:
+                        print(f"| {name} | {search} | {sampling} | {tool} | crashed "
+                              f"{MLRL_ATTEMPTS} times in a row | | | | |", flush=True)
+                        continue
+                    figure, took = row
+                    ratio = f"{took / rows['mlrl-boomer'][1]:.2f}" \
+                        if rows.get("mlrl-boomer") else "–"
                     print(f"| {name} | {search} | {sampling} | {tool} | {figure[0]:.4f} "
                           f"| {figure[1]:.4f} | {figure[2]:.4f} | {took:.2f} | {ratio} |",
                           flush=True)
     if MLRL_CRASHES:
-        print(f"\nmlrl-boomer crashed {len(MLRL_CRASHES)} times (exit statuses "
-              f"{sorted(set(MLRL_CRASHES))}); each crashed fit was run again")
+        print(f"\nmlrl-boomer crashed {len(MLRL_CRASHES)} times (last lines: "
+              f"{sorted({str(line) for line in MLRL_CRASHES})}); each crashed fit was run "
+              f"again, up to {MLRL_ATTEMPTS} times")
     print(f"\ntotal {time.perf_counter() - start:.0f} s")
 
 

@@ -1,7 +1,7 @@
 """Reproduce optimal rule boosting (Boley et al., "Better short than greedy", SDM 2021): the
 protocol of Table 1 (optimal vs greedy base learner) and noisy parity (Fig. 1b).
 
-Run by hand (in the optrules environment with its test extra, for scikit-learn; about 15
+Run by hand (in the optrules environment with its test extra, for scikit-learn; about 6
 minutes on one core of a shared machine):
     python benchmarks/reproduce_boosting.py [--datasets breast iris ...] [--lams 2 5 20]
         [--splits 5] [--rules 10] [--parity 2 3 4 5 6] [--parity-thresholds quantile:3]

@@ -1,10 +1,10 @@
 """Reproduce CORELS (Angelino et al., JMLR 2018) on COMPAS: Figure 1's rule list at λ = 0.005,
 certified, and 10-fold cross-validated test accuracy (the paper's Fig. 4: about 0.665).
 
-Run by hand (minutes: the certified fit and each fold's fit take about one to three minutes on
-one core of a shared machine):
+Run by hand (about an hour on a loaded shared 2-core machine: the certified fit 9 minutes,
+replaying its certificate 20, each fold 1-4):
     python benchmarks/reproduce_corels.py [--lam 0.005] [--folds 10] [--seed 0]
-                                          [--engine fast] [--no-certificate]
+                                          [--engine fast] [--no-certificate] [--no-figure]
 
 Part 1 runs ``optrules rulelist`` on the CORELS files of ../shared/data/compas (155 antecedents,
 as the paper mined them) with ``--certificate``, then ``optrules check-certificate`` replays the
@@ -142,10 +142,11 @@ def main():
     parser.add_argument("--engine", default="fast", choices=["fast", "reference"])
     parser.add_argument("--no-certificate", action="store_true",
                         help="skip writing and checking the search certificate")
-    parser.add_argument("--skip-figure", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--no-figure", action="store_true",
+                        help="only the cross-validation (--folds 0: only Figure 1)")
     args = parser.parse_args()
     start = time.perf_counter()
-    if not args.skip_figure:
+    if not args.no_figure:
         with tempfile.TemporaryDirectory() as folder:
             certificate = None if args.no_certificate else Path(folder) / "search.jsonl.gz"
             certified_list(args.lam, args.engine, certificate)
