@@ -209,7 +209,7 @@ class _Floats:
             columns[place] = items[0][where]
             terms_g[place], terms_h[place] = items[1][where], items[2][where]
         return _Groups(items, np.concatenate(([0], np.cumsum(counts))), widths, columns,
-                       terms_g, terms_h, self._scan(terms_g, terms_h)[0])
+                       terms_g, terms_h, self._scan(terms_g.copy(), terms_h.copy())[0])
 
     def children(self, stacked, candidates, owner):
         """Σg, λ + Σh, Σ|g| and Thm 3.1's bound of every child I ∩ I(p_a), a in
@@ -219,7 +219,10 @@ class _Floats:
         ``relative_error``·Σ|g| and the others relative error below it."""
         columns, terms_g, terms_h = stacked
         inside = self.extents_float[candidates[:, None, None], columns[owner]]
-        bound, sums_g, sums_h = self._scan(inside * terms_g[owner], inside * terms_h[owner])
+        child_g, child_h = terms_g[owner], terms_h[owner]
+        child_g *= inside
+        child_h *= inside
+        bound, sums_g, sums_h = self._scan(child_g, child_h)
         return (sums_g[:, 0] + sums_g[:, 1], self.lam + sums_h[:, 0] + sums_h[:, 1],
                 sums_g[:, 0] - sums_g[:, 1], bound)
 
@@ -227,14 +230,19 @@ class _Floats:
         """Thm 3.1 per row of (rows, 2, width) group sums ``terms_g``, ``terms_h`` (the
         groups with g ≥ 0 in order, the negative ones in reverse, each left-aligned):
         cumulative sums per half (terms of one sign, other terms exact zeros: relative error
-        below ``relative_error``), the largest G²/(λ + H); and each half's Σg and Σh."""
-        sums_g = np.cumsum(terms_g, axis=2)
-        sums_h = np.cumsum(terms_h, axis=2)
+        below ``relative_error``), the largest G²/(λ + H); and each half's Σg and Σh.
+        Overwrites both arrays: in place, no temporaries of their size (each would be fresh
+        memory, paged in anew at these sizes, which costs more than the arithmetic)."""
+        sums_g = np.cumsum(terms_g, axis=2, out=terms_g)
+        sums_h = np.cumsum(terms_h, axis=2, out=terms_h)
         if not terms_g.size:                                    # no rows or no terms
             return np.zeros(len(terms_g)), sums_g.sum(axis=2), sums_h.sum(axis=2)
+        totals_g, totals_h = sums_g[:, :, -1].copy(), sums_h[:, :, -1].copy()
         # 0/0 (λ = 0, nothing summed yet) is NaN, which fmax passes over
-        values = (sums_g * sums_g / (self.lam + sums_h)).reshape(len(sums_g), -1)
-        return np.fmax.reduce(values, axis=1, initial=0.0), sums_g[:, :, -1], sums_h[:, :, -1]
+        values = np.multiply(sums_g, sums_g, out=sums_g)
+        np.divide(values, np.add(sums_h, self.lam, out=sums_h), out=values)
+        return (np.fmax.reduce(values.reshape(len(values), -1), axis=1, initial=0.0),
+                totals_g, totals_h)
 
     def objectives(self, total_g, total_d, total_abs):
         """Float obj (scaled like eq. 2.3 times 2n, unscaled by S) and its absolute error
