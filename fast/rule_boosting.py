@@ -123,7 +123,7 @@ class _Floats:
         self.ratio_class = np.concatenate(([0], np.cumsum(
             [g1 * h0 != g0 * h1 for g0, h0, g1, h1 in zip(data.g, data.h, data.g[1:],
                                                            data.h[1:])], dtype=np.int64)))
-        self.by_sample = _packed_rows(self.extents.T)     # (n, words): sample i's bits
+        self.by_sample = np.ascontiguousarray(self.extents.T)   # (n, P): sample i's bits
         self.outside = np.ascontiguousarray(~self.packed.T)  # (words, P): not in I(p_j)
 
     def sums(self, members, candidates):
@@ -157,13 +157,28 @@ class _Floats:
         in exact order of G/H descending, float sums within the error of §16, exact sums
         Python integers."""
         representatives, g, h, abs_g, classes, exact_g, exact_h = items
-        words = self.by_sample[representatives] & _packed_rows(usable)[rows]
-        by_group = np.lexsort((*words.T, rows))
-        words, rows = words[by_group], rows[by_group]
+        # an item's key: its row and its bits of the propositions usable in its row, among
+        # those usable in some row (few, so usually one 64-bit word with the row on top:
+        # one stable integer sort instead of a lexicographic one)
+        union = np.flatnonzero(usable.any(axis=0))
+        row_bits = max(len(usable) - 1, 1).bit_length()
+        if len(representatives) < self.n:          # pack the samples' bits needed only
+            words = _packed_rows(self.by_sample[representatives][:, union], row_bits)
+        else:                                      # or each sample's once
+            words = _packed_rows(self.by_sample[:, union], row_bits)[representatives]
+        words &= _packed_rows(usable[:, union], row_bits)[rows]
         new_group = np.empty(len(rows), dtype=bool)
         new_group[:1] = True
-        np.logical_or(rows[1:] != rows[:-1], (words[1:] != words[:-1]).any(axis=1),
-                      out=new_group[1:])
+        if words.shape[1] == 1:
+            keys = words[:, 0] | rows.astype(np.uint64) << np.uint64(64 - row_bits)
+            by_group = np.argsort(keys, kind="stable")
+            keys, rows = keys[by_group], rows[by_group]
+            np.not_equal(keys[1:], keys[:-1], out=new_group[1:])
+        else:
+            by_group = np.lexsort((*words.T, rows))
+            words, rows = words[by_group], rows[by_group]
+            np.logical_or(rows[1:] != rows[:-1], (words[1:] != words[:-1]).any(axis=1),
+                          out=new_group[1:])
         starts = np.flatnonzero(new_group)
         group_rows = rows[starts]
         representatives = representatives[by_group[starts]]
@@ -741,13 +756,15 @@ class _Search:
                 "boundary": len(self.heap)}
 
 
-def _packed_rows(bits):
-    """The rows of a boolean matrix packed into 64-bit words (zero-padded): equal rows give
-    equal words."""
-    packed = np.packbits(bits, axis=1)
-    padded = np.zeros((len(bits), -(-packed.shape[1] // 8) * 8), dtype=np.uint8)
+def _packed_rows(bits, spare=0):
+    """The rows of a boolean matrix packed into 64-bit words, column j at bit j % 64 of word
+    j // 64, zero-padded: equal rows give equal words. With ``spare`` > 0, the top ``spare``
+    bits of the last word are left zero (a new word is begun rather than use them)."""
+    width = bits.shape[1] + spare
+    packed = np.packbits(bits, axis=1, bitorder="little")
+    padded = np.zeros((len(bits), -(-width // 64) * 8), dtype=np.uint8)
     padded[:, :packed.shape[1]] = packed
-    return padded.view(np.uint64)
+    return padded.view("<u8")                  # little-endian: byte k holds bits 8k..8k+7
 
 
 def _bitmask(usable):

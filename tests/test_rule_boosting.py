@@ -279,6 +279,48 @@ def test_fast_base_learners_with_massive_ties(seed, lam, depth):
     _same_search(problem, "greedy")
 
 
+@pytest.mark.parametrize("seed", [0, 1])
+def test_fast_groups_are_the_reference_groups_with_one_or_several_key_words(seed):
+    """The fast engine groups items by a key of their row and their bits of the propositions
+    usable in it: one 64-bit word when those usable in some row fit beside the row number,
+    else several words, sorted lexicographically. Both ways give the reference's groups:
+    per row their exact sums (as a multiset), and the grouped bound within float error.
+    70 propositions: all of them need two words (samples of 8 kinds that differ in the
+    first 64 propositions, in the last 6 or both), a few of them one."""
+    from optrules.fast.rule_boosting import _Floats, _RankedArrays, _packed_rows
+    from optrules.reference.rule_boosting import grouped_bound
+    rng = np.random.default_rng(seed)
+    n, n_props = 60, 70
+    kinds = rng.random((n_props, 8)) < 0.5
+    kinds[:64, 4:] = kinds[:64, :4]
+    kinds[64:, 4:] = ~kinds[64:, :4]
+    extents = kinds[:, rng.integers(0, 8, n)]
+    g = np.where(rng.random(n) < 0.5, rng.normal(size=n), 0.5)     # pure and mixed groups
+    problem = GradientProblem.from_values(extents, [f"p{j}" for j in range(n_props)], g,
+                                          rng.uniform(0.1, 1, n), 1)
+    data = _RankedArrays(problem)
+    floats = _Floats(problem, data)
+    usable = rng.random((3, n_props)) < 0.08
+    usable[0] = True                                    # every proposition: two words
+    for rows in (usable, usable[1:]):
+        assert _packed_rows(rows[:, rows.any(axis=0)], 2).shape[1] == (2 if len(rows) == 3
+                                                                      else 1)
+        groups = floats.groups(floats.samples(np.tile(np.arange(n), len(rows))),
+                               np.repeat(np.arange(len(rows)), n), rows)
+        for r, row in enumerate(rows):
+            mask = sum(1 << j for j in np.flatnonzero(row).tolist())
+            expected = {}
+            for i in range(n):
+                key = data.row_keys[i] & mask
+                total = expected.get(key, (0, 0))
+                expected[key] = (total[0] + data.g[i], total[1] + data.h[i])
+            low, high = groups.offsets[r], groups.offsets[r + 1]
+            assert sorted(zip(groups.items[5][low:high].tolist(),
+                              groups.items[6][low:high].tolist())) == sorted(expected.values())
+            exact = float(grouped_bound(data, (1 << n) - 1, mask) / problem.scale)
+            assert math.isclose(groups.bounds[r], exact, rel_tol=floats.relative_error)
+
+
 class StopAfter(Budget):
     """A budget that answers ``reason`` from its ``calls``-th question on (a deterministic
     stand-in for a deadline, a memory cap or a signal)."""
