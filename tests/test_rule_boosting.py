@@ -4,6 +4,7 @@ One test class per engine over a shared mixin (as for rule lists).
 """
 
 import importlib
+import itertools
 import math
 from fractions import Fraction
 
@@ -97,7 +98,6 @@ class BaseLearnerTests:
     def test_core_queries_visit_each_extent_exactly_once(self, instance):
         """§3.2: one core query per equivalence class; without bound pruning Algorithm 1
         expands exactly one node per distinct extent of a conjunction."""
-        import itertools
         extents, names, g, h, lam = instance
         n_rows = extents.shape[1]
         distinct = {tuple(np.logical_and.reduce([extents[j] for j in q]) if q
@@ -336,7 +336,6 @@ class StopAfter(Budget):
 
 def best_subset_value(g, h, lam, members):
     """max over all subsets J of ``members`` of G_J^2 / (λ + H_J), by enumeration."""
-    import itertools
     best = Fraction(0)
     for size in range(1, len(members) + 1):
         for subset in itertools.combinations(members, size):
@@ -362,7 +361,6 @@ def test_tight_bound_is_the_best_subset(pairs, lam):
 def test_grouped_bound_bounds_every_query_below_and_beats_the_sample_bound(instance, data):
     """specs §3: no query adding only propositions in ``usable`` beats the grouped bound, which
     is never above Thm 3.1's bound over single samples, nor above the bound for a larger set."""
-    import itertools
     from optrules.reference.rule_boosting import _RankedData, grouped_bound, tight_bound
     extents, names, g, h, lam = instance
     ranked = _RankedData(GradientProblem.from_values(extents, names, g, h, lam))
@@ -398,20 +396,22 @@ def test_queue_key_is_monotone_and_read_exactly_off_floats(x, y, value):
     assert _float_keys(np.array([value]))[0] == queue_key(Fraction(value))
 
 
-def test_groups_with_equal_float_ratios_are_ordered_exactly():
+@pytest.mark.parametrize("classes", [[-1, -1, 0], [1, 0, 2]])
+def test_groups_with_equal_float_ratios_are_ordered_exactly(classes):
     """specs §16: correctly rounded ratios can tie for different exact ratios; the fast
     engine's group order then compares G/H exactly (here 1 + 2**-53 > 1 + 1/(2**53 + 1), and a
-    pure group of ratio exactly 1 comes last; all three floats are 1.0)."""
+    group of ratio exactly 1 comes last; all three floats are 1.0): two mixed groups and a
+    pure one (ratio class -1: mixed), or three pure groups (their classes)."""
     from optrules.fast.rule_boosting import _exact_ratio_order
     big = 2 ** 53
     exact = (np.array([big + 2, big + 1, 5], dtype=object),
              np.array([big + 1, big, 5], dtype=object))
     ratios = np.array([float(Fraction(int(g), int(h))) for g, h in zip(*exact)])
     assert len(set(ratios)) == 1
-    for given in ([0, 1, 2], [2, 0, 1], [1, 2, 0]):
-        order = _exact_ratio_order(np.array(given), ratios, np.zeros(3, np.int64),
-                                   np.array([False, False, True]), exact)
-        assert order.tolist() == [1, 0, 2], given
+    for start in itertools.permutations(range(3)):
+        order = _exact_ratio_order(np.array(start), ratios, np.zeros(3, np.int64),
+                                   np.array(classes), exact)
+        assert order.tolist() == [1, 0, 2], start
 
 
 def test_fast_ranking_is_the_reference_ranking():
