@@ -288,26 +288,25 @@ class _Groups:
         self.items, self.offsets, self.widths, self.columns = items, offsets, widths, columns
         self.terms_g, self.terms_h, self.bounds = terms_g, terms_h, bounds
 
-    def row(self, r):
-        """Row r alone (views, trimmed to its width)."""
-        low, high, width = self.offsets[r], self.offsets[r + 1], self.widths[r]
-        return _Groups(tuple(values[low:high] for values in self.items),
-                       self.offsets[:2] - low, self.widths[r:r + 1],
-                       *(array[r:r + 1, :, :width] for array in (self.columns, self.terms_g,
-                                                                 self.terms_h)),
-                       self.bounds[r:r + 1])
-
     @staticmethod
     def stack(rows):
-        """Several one-row groupings padded to the widest, for :meth:`_Floats.children`:
-        (columns, terms_g, terms_h)."""
-        shape = (len(rows), 2, max(int(groups.widths[0]) for groups in rows))
+        """Rows (a :class:`_Groups`, a row of it) padded to the widest, for
+        :meth:`_Floats.children`: (columns, terms_g, terms_h)."""
+        widths = [int(groups.widths[r]) for groups, r in rows]
+        shape = (len(rows), 2, max(widths))
         stacked = np.zeros(shape, np.int64), np.zeros(shape), np.zeros(shape)
-        for r, groups in enumerate(rows):
-            width = groups.widths[0]
+        for i, ((groups, r), width) in enumerate(zip(rows, widths)):
             for array, values in zip(stacked, (groups.columns, groups.terms_g, groups.terms_h)):
-                array[r, :, :width] = values[0]
+                array[i, :, :width] = values[r, :, :width]
         return stacked
+
+    @staticmethod
+    def flat_items(rows):
+        """The items of rows (a :class:`_Groups`, a row of it), flat, and each row's count."""
+        ranges = [(groups.items, groups.offsets[r], groups.offsets[r + 1]) for groups, r in rows]
+        return (tuple(np.concatenate([items[field][low:high] for items, low, high in ranges])
+                      for field in range(len(ranges[0][0]))),
+                np.array([high - low for _, low, high in ranges]))
 
 
 def _exact_ratio_order(order, ratios, rows, classes, exact):
@@ -373,7 +372,7 @@ class _Node:
         self.query = query
         self.usable = usable               # the propositions below it (boolean, specs §3)
         self.parent_usable = parent_usable
-        self.groups = groups               # its samples grouped by ``usable``
+        self.groups = groups     # its samples grouped by ``usable``: (a _Groups, its row)
         self.words = words
         self.bound = bound
         self.key = key
@@ -476,8 +475,8 @@ class _Search:
                      queue_key(root_bound / floats.scale), np.arange(n_propositions),
                      np.full(n_propositions, np.inf), np.arange(n_propositions),
                      everything, usable, usable,                           # line 4: b = ∞
-                     floats.groups(floats.samples(np.arange(n)), np.zeros(n, np.int64),
-                                   usable[None]).row(0))
+                     (floats.groups(floats.samples(np.arange(n)), np.zeros(n, np.int64),
+                                    usable[None]), 0))
         root.exact_bound = root_bound
         self._push(root)
         stop = None
@@ -626,9 +625,7 @@ class _Search:
         batch.values, batch.errors = floats.objectives(total_g, total_d, total_abs)
         batch.child_words = words[batch.row_owner] & floats.packed[batch.candidates]
         # every node's groups, flat, for its children's groups
-        batch.items = tuple(np.concatenate(values) for values in
-                            zip(*(row.items for row in groups)))
-        widths = np.array([len(row.items[0]) for row in groups])
+        batch.items, widths = _Groups.flat_items(groups)
         starts = np.concatenate(([0], np.cumsum(widths)))
         batch.item_index = starts[:-1, None] + np.arange(widths.max())   # node i's items
         batch.item_valid = batch.item_index < starts[1:, None]
@@ -749,7 +746,7 @@ class _Search:
             child = _Node(node.query + (a,), refined.child_words[kept[j]],
                           float(refined.groups.bounds[j]), int(refined.keys[j]), augment,
                           bounds, critical, node.words, refined.usable_below[j], node.usable,
-                          refined.groups.row(j))
+                          (refined.groups, j))
             child.exact_bound = refined.exact.get(j)
             self._push(child)
             note(a, "queued")
