@@ -237,7 +237,8 @@ class _Floats:
         are those of the scan's two halves (each of one sign), so Σg has absolute error below
         ``relative_error``·Σ|g| and the others relative error below it."""
         columns, terms_g, terms_h = stacked
-        inside = self.extents_float[candidates[:, None, None], columns[owner]]
+        # a flat take is twice as fast as the equivalent 3-d fancy index
+        inside = self.extents_float.take(candidates[:, None, None] * self.n + columns[owner])
         child_g, child_h = terms_g[owner], terms_h[owner]
         child_g *= inside
         child_h *= inside
