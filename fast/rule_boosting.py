@@ -204,10 +204,11 @@ class _Floats:
             ratio[mixed] = (exact_g[mixed] / exact_h[mixed]).astype(np.float64)
             sign[mixed] = np.sign(g[mixed])
             rank[mixed] = -1
-        # by row, then G/H descending: floats correctly rounded (monotone), so only runs of
-        # equal floats may need more
-        order = _exact_ratio_order(np.lexsort((-ratio, group_rows)), ratio, group_rows, rank,
-                                   (exact_g, exact_h))
+        # by row, then G/H descending: floats correctly rounded (monotone), then the exact
+        # class; only runs of equal floats with a mixed group need more
+        order = np.lexsort((rank, -ratio, group_rows))
+        if len(mixed):
+            order = _exact_ratio_order(order, ratio, group_rows, pure, (exact_g, exact_h))
         group_rows = group_rows[order]
         counts = np.bincount(group_rows, minlength=len(usable))
         column = np.arange(len(order)) - (np.cumsum(counts) - counts)[group_rows]
@@ -311,24 +312,23 @@ class _Groups:
                 np.array([high - low for _, low, high in ranges]))
 
 
-def _exact_ratio_order(order, ratios, rows, classes, exact):
-    """``order`` (groups by row, then correctly rounded G/H descending) made exact. The
-    rounding is monotone, so only runs of equal floats in one row can be out of order. A run
-    is in exact order when each neighbouring pair is: two pure groups when their ratio
-    ``classes`` (-1: mixed) ascend (exact ratios descend), a pair with a mixed group when
-    exactly tied. Any other run is sorted by exact cross-multiplication of ``exact`` = (G, H)
-    object arrays; the order among exactly equal ratios is free (specs §3)."""
+def _exact_ratio_order(order, ratios, rows, pure, exact):
+    """``order`` (groups by row, then correctly rounded G/H descending, then exact ratio class
+    for ``pure`` groups) made exact. The rounding is monotone, so only runs of equal floats in
+    one row can be out of order; two pure groups are in exact order (by class), and a mixed
+    group exactly tied with its neighbours in the run is too. Any other run is sorted by exact
+    cross-multiplication of ``exact`` = (G, H) object arrays (or a pair with G/H's ratio, for a
+    pure group); the order among exactly equal ratios is free (specs §3)."""
     sorted_ratios, sorted_rows = ratios[order], rows[order]
     equal = np.flatnonzero((sorted_ratios[1:] == sorted_ratios[:-1]) &
                            (sorted_rows[1:] == sorted_rows[:-1]))
     left, right = order[equal], order[equal + 1]
-    pure = (classes[left] >= 0) & (classes[right] >= 0)
-    disordered = pure & (classes[left] > classes[right])
-    left, right, doubtful = left[~pure], right[~pure], np.flatnonzero(~pure)
-    disordered[doubtful] = exact[0][left] * exact[1][right] != exact[0][right] * exact[1][left]
-    if not disordered.any():
+    doubtful = ~(pure[left] & pure[right])
+    left, right = left[doubtful], right[doubtful]
+    untied = exact[0][left] * exact[1][right] != exact[0][right] * exact[1][left]
+    if not untied.any():
         return order
-    bad = set(equal[disordered].tolist())           # pairs (p, p + 1) maybe out of order
+    bad = set(equal[doubtful][untied].tolist())     # pairs (p, p + 1) not exactly tied
     order = order.copy()
     for run in np.split(equal, np.flatnonzero(np.diff(equal) > 1) + 1):
         if bad.isdisjoint(run.tolist()):
