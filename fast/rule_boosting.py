@@ -112,8 +112,9 @@ class _Floats:
         self.lam = data.lam / scale
         self.scale = scale
         # S = 2**k (g, h and λ floats, the usual case): an exact sum G' over S correctly
-        # rounded is float(G')·2**-k (int to float rounds correctly, and the scaling is exact
-        # in the range of specs §16: |G'| ≤ 2**720 here), four times as fast as G'/S
+        # rounded is float(G')·2**-k, four times as fast as G'/S: int to float rounds
+        # correctly (|G'| ≤ 2**220·S ≤ 2**720 in the range of specs §16), and the scaling is
+        # exact (a nonzero result is ≥ 1/S ≥ 2**-500, a normal float)
         self.unscale = 2.0 ** (1 - scale.bit_length()) \
             if scale & (scale - 1) == 0 and scale.bit_length() <= 500 else None
         n = len(data.g)
