@@ -2,8 +2,6 @@
 
 Each module docstring cites its paper; engines receive validated, canonical inputs from the
 public entry points in ``optrules`` (for rule lists, :func:`optrules.rule_lists.fit_rule_list`).
+The package imports none of its engine modules, so a process loads only the engines it uses
+(start-up time counts on small data).
 """
-
-from optrules.reference.corels import corels
-
-__all__ = ["corels"]

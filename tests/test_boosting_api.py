@@ -1,6 +1,7 @@
 """Boosting loop, ensembles (printing, prediction, JSON) and the ``optrules boost`` command."""
 
 import json
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -42,6 +43,25 @@ def test_boosting_weights_follow_eq_2_2_on_the_current_gradients():
         assert rule.coverage == held.sum()
         scores += rule.weight * held
     assert np.allclose(ensemble.decision_function(X), scores)
+
+
+def test_gradient_problem_holds_the_exact_values_scaled_to_integers():
+    """specs §2: floats by their binary values (0.1 is 3602879701896397/2**55), ints,
+    Fractions and numeric strings exactly, all over one common denominator S."""
+    g = [0.1, np.float64(-0.75), 3, Fraction(-1, 3), "2/7"]
+    h = [np.float32(0.5), 1e-20, Fraction(5, 2), 1, "0.25"]
+    problem = GradientProblem.from_values(np.eye(5, dtype=bool), list("abcde"), g, h, "1/10")
+    exact_g = [Fraction(0.1), Fraction(-3, 4), Fraction(3), Fraction(-1, 3), Fraction(2, 7)]
+    exact_h = [Fraction(1, 2), Fraction(1e-20), Fraction(5, 2), Fraction(1), Fraction(1, 4)]
+    assert Fraction(0.1) == Fraction(3602879701896397, 2 ** 55)
+    assert problem.scale == math.lcm(*(v.denominator for v in exact_g + exact_h), 10)
+    assert [Fraction(v, problem.scale) for v in problem.g] == exact_g
+    assert [Fraction(v, problem.scale) for v in problem.h] == exact_h
+    assert Fraction(problem.lam, problem.scale) == Fraction(1, 10)
+    with pytest.raises(ValueError, match="g contains a non-finite value"):
+        GradientProblem.from_values([[1, 0]], ["a"], [0.5, float("nan")], [1, 1], 0)
+    with pytest.raises(ValueError, match="min h = -0.5"):
+        GradientProblem.from_values([[1, 0]], ["a"], [1, 1], [1, -0.5], 0)
 
 
 def test_intercept_rule_comes_first_and_is_not_counted():

@@ -148,3 +148,18 @@ def test_fitting_and_saving_never_import_scikit_learn(tmp_path):
     output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True).stdout
     assert output.strip() == "[]"
+
+
+def test_boosting_loads_no_rule_list_engine():
+    """Start-up time counts on small data: a process that only boosts rules (fast engine)
+    imports neither rule-list engine nor the rule-list method package."""
+    import subprocess
+    import sys
+    code = ("import sys\n"
+            "from optrules.rule_boosting.fit import fit_rule_ensemble\n"
+            "fit_rule_ensemble([[0], [1], [0], [1]], [0.0, 1.0, 0.0, 1.0], lam=1,\n"
+            "                  engine='fast', n_rules=1)\n"
+            "print(sorted(k for k in sys.modules if 'corels' in k or 'rule_lists' in k))\n")
+    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True).stdout
+    assert output.strip() == "[]"

@@ -4,6 +4,7 @@ One test class per engine over a shared mixin (as for rule lists).
 """
 
 import importlib
+import itertools
 import math
 from fractions import Fraction
 
@@ -97,7 +98,6 @@ class BaseLearnerTests:
     def test_core_queries_visit_each_extent_exactly_once(self, instance):
         """§3.2: one core query per equivalence class; without bound pruning Algorithm 1
         expands exactly one node per distinct extent of a conjunction."""
-        import itertools
         extents, names, g, h, lam = instance
         n_rows = extents.shape[1]
         distinct = {tuple(np.logical_and.reduce([extents[j] for j in q]) if q
@@ -279,6 +279,48 @@ def test_fast_base_learners_with_massive_ties(seed, lam, depth):
     _same_search(problem, "greedy")
 
 
+@pytest.mark.parametrize("seed", [0, 1])
+def test_fast_groups_are_the_reference_groups_with_one_or_several_key_words(seed):
+    """The fast engine groups items by a key of their row and their bits of the propositions
+    usable in it: one 64-bit word when those usable in some row fit beside the row number,
+    else several words, sorted lexicographically. Both ways give the reference's groups:
+    per row their exact sums (as a multiset), and the grouped bound within float error.
+    70 propositions: all of them need two words (samples of 8 kinds that differ in the
+    first 64 propositions, in the last 6 or both), a few of them one."""
+    from optrules.fast.rule_boosting import _Floats, _RankedArrays, _packed_rows
+    from optrules.reference.rule_boosting import grouped_bound
+    rng = np.random.default_rng(seed)
+    n, n_props = 60, 70
+    kinds = rng.random((n_props, 8)) < 0.5
+    kinds[:64, 4:] = kinds[:64, :4]
+    kinds[64:, 4:] = ~kinds[64:, :4]
+    extents = kinds[:, rng.integers(0, 8, n)]
+    g = np.where(rng.random(n) < 0.5, rng.normal(size=n), 0.5)     # pure and mixed groups
+    problem = GradientProblem.from_values(extents, [f"p{j}" for j in range(n_props)], g,
+                                          rng.uniform(0.1, 1, n), 1)
+    data = _RankedArrays(problem)
+    floats = _Floats(problem, data)
+    usable = rng.random((3, n_props)) < 0.08
+    usable[0] = True                                    # every proposition: two words
+    for rows in (usable, usable[1:]):
+        assert _packed_rows(rows[:, rows.any(axis=0)], 2).shape[1] == (2 if len(rows) == 3
+                                                                      else 1)
+        groups = floats.groups(floats.samples(np.tile(np.arange(n), len(rows))),
+                               np.repeat(np.arange(len(rows)), n), rows)
+        for r, row in enumerate(rows):
+            mask = sum(1 << j for j in np.flatnonzero(row).tolist())
+            expected = {}
+            for i in range(n):
+                key = data.row_keys[i] & mask
+                total = expected.get(key, (0, 0))
+                expected[key] = (total[0] + data.g[i], total[1] + data.h[i])
+            low, high = groups.offsets[r], groups.offsets[r + 1]
+            assert sorted(zip(groups.items[5][low:high].tolist(),
+                              groups.items[6][low:high].tolist())) == sorted(expected.values())
+            exact = float(grouped_bound(data, (1 << n) - 1, mask) / problem.scale)
+            assert math.isclose(groups.bounds[r], exact, rel_tol=floats.relative_error)
+
+
 class StopAfter(Budget):
     """A budget that answers ``reason`` from its ``calls``-th question on (a deterministic
     stand-in for a deadline, a memory cap or a signal)."""
@@ -294,7 +336,6 @@ class StopAfter(Budget):
 
 def best_subset_value(g, h, lam, members):
     """max over all subsets J of ``members`` of G_J^2 / (λ + H_J), by enumeration."""
-    import itertools
     best = Fraction(0)
     for size in range(1, len(members) + 1):
         for subset in itertools.combinations(members, size):
@@ -320,7 +361,6 @@ def test_tight_bound_is_the_best_subset(pairs, lam):
 def test_grouped_bound_bounds_every_query_below_and_beats_the_sample_bound(instance, data):
     """specs §3: no query adding only propositions in ``usable`` beats the grouped bound, which
     is never above Thm 3.1's bound over single samples, nor above the bound for a larger set."""
-    import itertools
     from optrules.reference.rule_boosting import _RankedData, grouped_bound, tight_bound
     extents, names, g, h, lam = instance
     ranked = _RankedData(GradientProblem.from_values(extents, names, g, h, lam))
@@ -366,10 +406,10 @@ def test_groups_with_equal_float_ratios_are_ordered_exactly():
              np.array([big + 1, big, 5], dtype=object))
     ratios = np.array([float(Fraction(int(g), int(h))) for g, h in zip(*exact)])
     assert len(set(ratios)) == 1
-    for given in ([0, 1, 2], [2, 0, 1], [1, 2, 0]):
-        order = _exact_ratio_order(np.array(given), ratios, np.zeros(3, np.int64),
+    for start in ([0, 1, 2], [2, 0, 1], [1, 2, 0]):
+        order = _exact_ratio_order(np.array(start), ratios, np.zeros(3, np.int64),
                                    np.array([False, False, True]), exact)
-        assert order.tolist() == [1, 0, 2], given
+        assert order.tolist() == [1, 0, 2], start
 
 
 def test_fast_ranking_is_the_reference_ranking():
