@@ -71,6 +71,9 @@ class RuleEstimator:
     _kind = None
     #: Whether a classifier takes more than two classes.
     _multi_class = False
+    #: Parameters added after model files were first written: a file without one loads with
+    #: the parameter's default (the fitted model does not depend on it).
+    _params_added_later = ()
 
     # ----- parameters ---------------------------------------------------------------------------
     @classmethod
@@ -229,9 +232,14 @@ class RuleEstimator:
         """A new estimator with a model file's parameters, validated (JSON lists become the
         tuples the parameters hold)."""
         params = content["params"]
-        if not isinstance(params, dict) or set(params) != set(cls._get_param_names()):
+        names = set(cls._get_param_names())
+        if not isinstance(params, dict) or not \
+                names - set(cls._params_added_later) <= set(params) <= names:
             raise ValueError(f"'params' must name exactly the parameters "
-                             f"{cls._get_param_names()}.")
+                             f"{cls._get_param_names()}"
+                             + (f" (files written before {list(cls._params_added_later)} "
+                                "existed may lack those)" if cls._params_added_later else "")
+                             + ".")
         defaults = inspect.signature(cls.__init__).parameters
         estimator = cls(**{name: tuple(value) if isinstance(value, list) and
                            isinstance(defaults[name].default, tuple) else value

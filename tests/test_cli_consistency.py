@@ -9,6 +9,7 @@ import shlex
 
 import pytest
 
+from optrules import load_model
 from optrules.cli import _parser, main
 from optrules.data import DATASETS, bundled_csv
 
@@ -140,7 +141,7 @@ def test_commands_print_one_json_object(folder, monkeypatch, capsys, command):
         assert body["compressed_rules"]["fit"]["kkt"]["verdict"].startswith("KKT conditions")
 
 
-def test_predict_json_writes_null_for_values_that_are_not_finite(tmp_path, capsys):
+def test_predict_json_writes_null_for_values_that_are_not_finite():
     """JSON has no inf: a regression that overflows is null (the CSV keeps inf)."""
     from optrules.cli.predict_command import _finite
     assert _finite([1.0, float("inf"), [float("nan"), 2]]) == [1.0, None, [None, 2]]
@@ -168,3 +169,23 @@ def _without_times(value):
     if isinstance(value, list):
         return [_without_times(item) for item in value]
     return value
+
+
+def test_predict_names_each_output_of_a_multi_label_model(folder, monkeypatch, capsys):
+    monkeypatch.chdir(folder)
+    rows = ["a,b,l1,l2"] + [f"{i % 3},{i % 5},{i % 2},{(i // 2) % 2}" for i in range(24)]
+    (folder / "multi.csv").write_text("\n".join(rows) + "\n")
+    assert main(["boomer", "--csv", "multi.csv", "--target", "l1,l2", "--max-rules", "3",
+                 "--quiet", "--save-model", "multi.json"]) == 0
+    capsys.readouterr()
+    assert main(["predict", "--model", "multi.json", "--csv", "multi.csv", "--proba"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    outputs = load_model(folder / "multi.json").model_.output_names
+    assert lines[0].split(",") == [f"prediction({name})" for name in outputs] + \
+        [f"P({name}=1)" for name in outputs]
+    assert len(outputs) == 2 and all(len(line.split(",")) == 4 for line in lines[1:])
+    assert main(["predict", "--model", "multi.json", "--csv", "multi.csv", "--proba",
+                 "--json"]) == 0
+    body = json.loads(capsys.readouterr().out)
+    assert body["outputs"] == list(outputs) and "classes" not in body
+    assert len(body["predictions"][0]) == len(body["probabilities"][0]) == 2

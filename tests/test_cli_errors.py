@@ -238,12 +238,42 @@ def test_an_internal_error_is_one_line_with_its_own_exit_status(csv_args, capsys
         main(["--debug"] + csv_args)
 
 
-def test_a_reader_that_leaves_early_ends_the_command_quietly():
-    """``optrules demo --json | head -2``: exit 141 (as for SIGPIPE), nothing on stderr."""
+def _run_with_closed_stdout(tmp_path, *arguments):
+    """Run optrules whose reader has left (stdout a pipe closed at once), with Python's
+    usual buffered stdout; (exit status, stderr)."""
+    import os
     import subprocess
     import sys
-    child = subprocess.Popen([sys.executable, "-m", "optrules", "demo", "--json"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    child.stdout.read(10)
-    child.stdout.close()            # the JSON object is longer than a pipe's buffer
-    assert (child.wait(timeout=300), child.stderr.read()) == (141, b"")
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"}
+    child = subprocess.Popen([sys.executable, "-m", "optrules", *arguments], cwd=tmp_path,
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    child.stdout.close()
+    return child.wait(timeout=300), child.stderr.read().decode()
+
+
+@pytest.mark.parametrize("arguments", [["data", "parity"], ["data", "compas", "--json"],
+                                       ["--help"], ["rulelist", "--help"]])
+def test_a_reader_that_leaves_early_ends_the_command_quietly(tmp_path, arguments):
+    """``optrules data parity | true``: exit 141 (as for SIGPIPE), nothing on stderr, also
+    when the output is small enough to wait in the buffer until the end."""
+    assert _run_with_closed_stdout(tmp_path, *arguments) == (141, "")
+
+
+def test_files_are_written_when_the_reader_left_early(tmp_path):
+    (tmp_path / "d.csv").write_text("a,b,y\n0,x,1\n1,x,0\n1,z,1\n0,z,0\n1,x,1\n")
+    assert _run_with_closed_stdout(tmp_path, "rulelist", "--csv", "d.csv", "--target", "y",
+                                   "--lam", "0.1", "--save-model", "m.json") == (141, "")
+    assert json.loads((tmp_path / "m.json").read_text())["format"] == "optrules.model"
+
+
+def test_an_output_that_is_an_input_is_named_by_its_option(csv_args, capsys):
+    csv_file = csv_args[csv_args.index("--csv") + 1]
+    assert main(csv_args + ["--lam", "0.1", "--certificate", csv_file]) == 2
+    assert capsys.readouterr().err == (
+        f"optrules rulelist: error: --certificate: {csv_file} is also --csv; writing it would "
+        "destroy that file. Give another file name.\n")
+
+
+def test_data_json_and_csv_cannot_share_stdout(capsys):
+    assert main(["data", "parity", "--json", "--output", "-"]) == 2
+    assert "--json and --output - both write to stdout" in capsys.readouterr().err

@@ -464,3 +464,17 @@ def test_a_directory_or_an_empty_file_is_not_a_model(tmp_path):
     empty = tmp_path / "empty.json"
     empty.write_text("")
     _refused(empty, r"not a complete JSON document \(Expecting value at line 1, column 1\)")
+
+
+def test_a_rule_list_file_from_before_the_trace_parameter_loads(models, tmp_path):
+    """Files written before ``trace`` existed lack it and load with its default; a file
+    lacking any other parameter is still refused."""
+    path = _saved(models, tmp_path)
+    _rewritten(path, lambda b: b["params"].pop("trace"))
+    model = load_model(path)
+    assert model.trace is None and model.objective_ == models[0][0].objective_
+    _rewritten(path, lambda b: b["params"].pop("lam"))
+    with pytest.raises(ValueError, match="'params' must name exactly the parameters .* "
+                                         r"\(files written before \['trace'\] existed may lack"):
+        load_model(path)
+

@@ -12,7 +12,8 @@ Ctrl-C (SIGINT) and 143 after a SIGTERM: the first such signal during a search s
 next node, and the best result so far is printed and its files written as usual; a second
 signal, or one while no search runs (reading data, writing files), aborts at once (also 130/143,
 nothing more written), 141 when the reader of the output left early (a broken pipe,
-``optrules data compas | head``; quietly, as for SIGPIPE), 70 for an internal error (a defect of optrules; please report it).
+``optrules data compas | head``: the command still writes its files, then ends quietly, as
+for SIGPIPE), 70 for an internal error (a defect of optrules; please report it).
 ``optrules verify`` adds 1 (refuted) and 3 (undecided); ``optrules check-certificate`` adds 1
 (rejected).
 """
@@ -49,8 +50,60 @@ def _parser():
     return parser
 
 
+class _Stdout:
+    """``sys.stdout`` while a command runs. When the reader of the output leaves early (a
+    broken pipe: ``optrules ... | head``), the rest of the output is dropped and the command
+    goes on, so that its files (--save-model, --certificate) are still written; ``broken``
+    then says so."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.broken = False
+
+    def write(self, text):
+        if not self.broken:
+            try:
+                return self.stream.write(text)
+            except BrokenPipeError:
+                self._drop()
+        return len(text)
+
+    def flush(self):
+        if not self.broken:
+            try:
+                self.stream.flush()
+            except BrokenPipeError:
+                self._drop()
+
+    def _drop(self):
+        self.broken = True
+        try:    # what stays in the stream's buffer goes to /dev/null at exit, not to an error
+            os.dup2(os.open(os.devnull, os.O_WRONLY), self.stream.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass    # not a file (a test's capture): nothing is flushed at exit
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
 def main(argv=None):
     """Entry point of the ``optrules`` command; returns the exit status."""
+    stdout = sys.stdout = _Stdout(sys.stdout)
+    try:
+        try:
+            status = _run(argv)
+        finally:
+            stdout.flush()              # here, not at exit: a broken pipe is seen and dropped
+    except SystemExit:                  # --help and usage errors, from argparse
+        if stdout.broken:
+            raise SystemExit(128 + signal.SIGPIPE) from None
+        raise
+    finally:
+        sys.stdout = stdout.stream
+    return 128 + signal.SIGPIPE if stdout.broken else status
+
+
+def _run(argv):
     started = time.perf_counter()
     parser = _parser()
     args = parser.parse_args(argv)
@@ -65,9 +118,6 @@ def main(argv=None):
         received = received_signal()
         print(f"optrules {args.command}: aborted", file=sys.stderr)
         return 128 + (received or signal.SIGINT)
-    except BrokenPipeError:             # the reader left (optrules data compas | head): quietly
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
-        return 128 + signal.SIGPIPE
     except (ValueError, TypeError, OSError) as error:
         if args.debug:
             raise

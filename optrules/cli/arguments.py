@@ -25,7 +25,7 @@ __all__ = ["positive_int", "positive_float", "positive_number", "share", "memory
            "OUTPUT_OPTIONS", "INPUT_OPTIONS"]
 
 #: Options naming a file the command writes; each is checked writable before any work.
-OUTPUT_OPTIONS = ("save_model", "certificate", "output", "trace")
+OUTPUT_OPTIONS = ("save_model", "certificate", "search_certificate", "output", "trace")
 #: Options naming files the command reads (a list for ``--recheck``); no output may be one.
 INPUT_OPTIONS = ("csv", "corels_out", "corels_label", "corels_minor", "sample_weights", "model",
                  "recheck", "trace_file")
@@ -171,9 +171,9 @@ def add_progress_arguments(group):
     it appears on a terminal after 2 s, and every 10 s in a log)."""
     switch = group.add_mutually_exclusive_group()
     switch.add_argument("--progress", action="store_true",
-                        help="progress line on stderr from the start (elapsed, expanded, "
-                             "queue, map, best objective, lower bound, log10 remaining space; "
-                             "every second when stderr is not a terminal)")
+                        help="progress line on stderr from the start, every second when "
+                             "stderr is not a terminal (elapsed time and the search's "
+                             "figures: nodes, best objective and bound, queue)")
     switch.add_argument("--quiet", action="store_true", help="no progress line on stderr")
 
 
@@ -259,12 +259,12 @@ def check_output_paths(args):
     for option in INPUT_OPTIONS:
         paths = getattr(args, option, None)
         for path in [paths] if isinstance(paths, str) else paths or ():
-            inputs.setdefault(os.path.realpath(path), _option_name(option))
+            inputs.setdefault(os.path.realpath(path), _option_name(args, option))
     for option in OUTPUT_OPTIONS:
         path = getattr(args, option, None)
         if path is None or (option == "output" and path == "-"):    # "-" is stdout
             continue
-        name = _option_name(option)
+        name = _option_name(args, option)
         if not path.strip():
             raise ValueError(f"{name}: give a file name.")
         target = os.path.realpath(path)
@@ -275,8 +275,16 @@ def check_output_paths(args):
         inputs[target] = name
 
 
-def _option_name(option):
-    return f"--{option.replace('_', '-')}"
+def _option_name(args, dest):
+    """How the user gave the attribute ``dest``: its option (``--out`` for ``output`` in
+    optrules plot, ``--certificate`` for ``search_certificate`` in optrules rulelist), or the
+    metavar of a positional argument."""
+    parser = getattr(args, "parser", None)
+    for action in parser._actions if parser is not None else ():
+        if action.dest == dest:
+            return action.option_strings[-1] if action.option_strings else \
+                str(action.metavar or dest.upper())
+    return f"--{dest.replace('_', '-')}"
 
 
 def _check_writable(option, path):

@@ -13,7 +13,7 @@ from .arguments import add_progress_arguments, non_negative_float, non_negative_
     positive_int, verbosity
 from .boomer_command import read_targets
 
-__all__ = ["add_parser"]
+__all__ = ["add_parser", "model_json"]
 
 
 def add_parser(commands):
@@ -90,10 +90,7 @@ def run(args, parser):
     explanations = estimator.explain(features.take(rows)) if rows else []
     model = estimator.model_
     if args.json:
-        body = {"loss": model.loss, "variant": model.variant, "terms": estimator.terms_,
-                "fit": model.fit}
-        if hasattr(estimator, "classes_"):
-            body["classes"] = estimator.classes_.tolist()
+        body = model_json(estimator)
         if rows:
             body["explanations"] = [
                 {"row": row + 1, "score": explanation.score,
@@ -115,3 +112,13 @@ def run(args, parser):
         estimator.to_json(args.save_model)
     return 0
 
+
+def model_json(estimator):
+    """The model part of ``--json``: loss, variant, terms (rules and linear terms with their
+    coefficients), the fit record and, for a classifier, the classes."""
+    model = estimator.model_
+    body = {"loss": model.loss, "variant": model.variant, "terms": estimator.terms_,
+            "fit": model.fit}
+    if hasattr(estimator, "classes_"):
+        body["classes"] = estimator.classes_.tolist()
+    return body

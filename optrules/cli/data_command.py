@@ -25,8 +25,11 @@ def add_parser(commands):
 
 
 def run(args, parser):
-    text = bundled_csv(args.name).read_text(encoding="utf-8")
     to_file = bool(args.output and args.output != "-")          # "-" is stdout
+    if args.json and args.output == "-":
+        raise ValueError("--json and --output - both write to stdout; give --output a file "
+                         "name, or leave out one of them.")
+    text = bundled_csv(args.name).read_text(encoding="utf-8")
     if to_file:
         with open(args.output, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)

@@ -11,6 +11,8 @@ from optrules.data.table import read_csv
 from optrules.rule_boosting.estimator import OptimalRuleBoostingClassifier
 from optrules.rule_lists.estimator import RuleListClassifier
 
+from .cre_command import model_json
+
 
 __all__ = ["add_parser"]
 
@@ -83,6 +85,4 @@ def _compressed_rules():
     text = ("Compressed rule ensemble on the bundled noisy parity table (600 rows, k_max = 2, "
             "100 boosted trees, 5-fold CV, seed 0), its 5 strongest terms:\n\n"
             f"{strongest}\n... {model.model_.fit['kkt']['verdict']}")
-    return text, {"loss": model.model_.loss, "variant": model.model_.variant,
-                  "terms": model.terms_, "classes": model.classes_.tolist(),
-                  "fit": model.model_.fit}
+    return text, model_json(model)

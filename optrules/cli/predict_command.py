@@ -20,8 +20,9 @@ def add_parser(commands):
     parser = commands.add_parser(
         "predict", help="apply a saved model to new rows",
         description="Print one prediction per row of the input (CSV: header 'prediction', "
-                    "then one column per class probability with --proba; with --json one "
-                    "object: predictions, and classes and probabilities with --proba).",
+                    "then one column per class probability with --proba; for a multi-label "
+                    "model one prediction and one probability column per output; with --json "
+                    "one object: predictions, and classes and probabilities with --proba).",
         epilog="example: optrules predict --model model.json --csv new_rows.csv")
     parser.add_argument("--model", metavar="FILE", required=True,
                         help="a model file written by --save-model or to_json()")
@@ -52,11 +53,14 @@ def run(args, parser):
         raise ValueError(f"{source}: {error}") from None
     body = {"model": type(model).__name__, "rows": len(predictions),
             "predictions": predictions.tolist()}
+    if predictions.ndim == 2:           # multi-label or multi-output: a column per output
+        body["outputs"] = list(model.model_.output_names)
     if args.proba:
         if not hasattr(model, "predict_proba"):
             raise ValueError(f"--proba needs a classifier; {args.model} holds a "
                              f"{type(model).__name__}.")
-        body["classes"] = model.classes_.tolist()
+        if predictions.ndim == 1:       # multi-label: P(output = 1) for each output
+            body["classes"] = model.classes_.tolist()
         body["probabilities"] = np.asarray(model.predict_proba(rows), dtype=float).tolist()
     if args.output and args.output != "-":          # "-" is stdout
         with open(args.output, "w", newline="", encoding="utf-8") as handle:
@@ -79,10 +83,16 @@ def _write(handle, body, as_json):
         handle.write(json.dumps({key: _finite(value) for key, value in body.items()},
                                 indent=2) + "\n")
         return
+    outputs = body.get("outputs")
+    header = ["prediction"] if outputs is None else [f"prediction({name})" for name in outputs]
+    if "probabilities" in body:
+        header += [f"P({c})" for c in body["classes"]] if outputs is None else \
+            [f"P({name}=1)" for name in outputs]
+    rows = [p if outputs is not None else [p] for p in body["predictions"]]
     writer = csv.writer(handle, lineterminator="\n")
-    writer.writerow(["prediction"] + [f"P({c})" for c in body.get("classes", ())])
-    writer.writerows([prediction] + row for prediction, row in
-                     zip(body["predictions"], body.get("probabilities", [[]] * body["rows"])))
+    writer.writerow(header)
+    writer.writerows(row + probabilities for row, probabilities in
+                     zip(rows, body.get("probabilities", [[]] * body["rows"])))
 
 
 def _rows_from_csv(model, path):

@@ -219,13 +219,15 @@ def _run_rule(args, parser):
                                   args.rows, args.propositions)
     verbose = verbosity(args)
     progress = BoostingProgress(1, verbose) if verbose else None
-    result = fit_rule(problem, engine=args.engine, apx=alpha, max_nodes=args.max_nodes,
-                      time_limit=remaining_time(args), max_memory=args.max_memory,
-                      certificate=args.search_certificate,
-                      progress=progress and (lambda nodes, describe:
-                                             progress.search(0, nodes, describe)))
-    if progress is not None:
-        progress.line.close()
+    try:
+        result = fit_rule(problem, engine=args.engine, apx=alpha, max_nodes=args.max_nodes,
+                          time_limit=remaining_time(args), max_memory=args.max_memory,
+                          certificate=args.search_certificate,
+                          progress=progress and (lambda nodes, describe:
+                                                 progress.search(0, nodes, describe)))
+    finally:
+        if progress is not None:
+            progress.line.close()
     instance = RuleInstance.from_problem(problem)
     if args.search_certificate and result.status not in ("optimal", "approximate"):
         print(f"optrules verify rule: no search certificate written to "

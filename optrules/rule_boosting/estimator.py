@@ -136,8 +136,8 @@ class _RuleBoosting(RuleEstimator):
             budget = Budget(params["time_limit"], memory_cap(params["max_memory"]))
             features = self._training_features(X)
             target, classes = self._target(y, features.n_samples)
-            progress = BoostingProgress(params["n_rules"] + params["intercept"], params["verbose"]) \
-                if params["verbose"] else None
+            progress = BoostingProgress(params["n_rules"] + params["intercept"],
+                                        params["verbose"]) if params["verbose"] else None
             ensemble = fit_rule_ensemble(
                 features, target, loss=params["loss"], n_rules=params["n_rules"],
                 lam=params["lam"], search=params["search"], thresholds=params["thresholds"],

@@ -164,6 +164,8 @@ class RuleListClassifier(RuleEstimator):
 
     _kind = "classifier"
     _multi_class = True
+    #: ``trace`` came after the first model files; where a fit's trace went changes no list.
+    _params_added_later = ("trace",)
     _parameter_constraints = {
         "lam": [ExactFraction(0, 1)],
         "max_cardinality": [Integer(1)],
