@@ -464,3 +464,15 @@ def test_a_directory_or_an_empty_file_is_not_a_model(tmp_path):
     empty = tmp_path / "empty.json"
     empty.write_text("")
     _refused(empty, r"not a complete JSON document \(Expecting value at line 1, column 1\)")
+
+
+@pytest.mark.parametrize("parameter", ["trace", "certificate"])
+def test_path_parameters_are_saved_as_text(parameter, tmp_path):
+    """``trace`` and ``certificate`` given as Paths are written, and load back, as text."""
+    X, y = mixed_data()
+    path = tmp_path / f"{parameter}.jsonl"
+    model = RuleListClassifier(lam="0.05", **{parameter: path}).fit(X, y)
+    model.to_json(tmp_path / "model.json")
+    loaded = load_model(tmp_path / "model.json")
+    assert loaded.get_params()[parameter] == str(path)
+    assert np.array_equal(loaded.predict(X), model.predict(X))
