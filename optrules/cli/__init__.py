@@ -14,7 +14,8 @@ signal, or one while no search runs (reading data, writing files), aborts at onc
 nothing more written), 141 when the reader of the output left early (a broken pipe,
 ``optrules data compas | head``; quietly, as for SIGPIPE), 70 for an internal error (a defect of optrules; please report it).
 ``optrules verify`` adds 1 (refuted) and 3 (undecided); ``optrules check-certificate`` adds 1
-(rejected).
+(rejected); ``optrules plot boosting`` adds 1 (a fit stopped by the memory cap before its last
+rule: nothing drawn).
 """
 
 import argparse
