@@ -19,6 +19,7 @@ an unknown kind, or content that does not describe a valid model.
 
 import hashlib
 import json
+import os
 from fractions import Fraction
 
 import numpy as np
@@ -42,8 +43,11 @@ def _digest(content):
 
 def json_params(params):
     """Estimator parameters in JSON form: Fractions as ``"p/q"``, numpy scalars as Python
-    numbers, tuples as lists; a callable (not storable) as None."""
+    numbers, tuples as lists, paths (``trace``, ``certificate``) as text; a callable (not
+    storable) as None."""
     def convert(value):
+        if isinstance(value, os.PathLike):
+            return os.fspath(value)
         if isinstance(value, Fraction):
             return f"{value.numerator}/{value.denominator}"
         if isinstance(value, np.floating):

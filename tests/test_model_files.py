@@ -478,3 +478,14 @@ def test_a_rule_list_file_from_before_the_trace_parameter_loads(models, tmp_path
                                          r"\(files written before \['trace'\] existed may lack"):
         load_model(path)
 
+
+@pytest.mark.parametrize("parameter", ["trace", "certificate"])
+def test_path_parameters_are_saved_as_text(parameter, tmp_path):
+    """``trace`` and ``certificate`` given as Paths are written, and load back, as text."""
+    X, y = mixed_data()
+    path = tmp_path / f"{parameter}.jsonl"
+    model = RuleListClassifier(lam="0.05", **{parameter: path}).fit(X, y)
+    model.to_json(tmp_path / "model.json")
+    loaded = load_model(tmp_path / "model.json")
+    assert loaded.get_params()[parameter] == str(path)
+    assert np.array_equal(loaded.predict(X), model.predict(X))

@@ -2,11 +2,15 @@
 plot renders to PNG and SVG at the size asked for; a trace records what the search knew, its
 last record is the result, and tracing changes nothing in the search."""
 
+import copy
+import errno
 import io
 import json
+import os
 import struct
 import subprocess
 import sys
+from dataclasses import replace
 from fractions import Fraction
 
 import numpy as np
@@ -14,9 +18,10 @@ import pytest
 
 from optrules import (CompressedRuleEnsembleClassifier, OptimalRuleBoostingClassifier,
                       OptimalRuleBoostingRegressor, RuleListClassifier)
-from optrules.cli import main
+from optrules.cli import main, plot_command
 from optrules.data import bundled_csv, read_csv
 from optrules.plot import boosting_curve, cre_split_points, rule_count_scores, search_trace
+from optrules.plot import cre_plot, search_plot
 from optrules.plot.figure import INSTALL_HINT, MatplotlibMissing
 from optrules.rule_lists import fit_rule_list
 from optrules.rule_lists.search_trace import (HEADER_FIELDS, RECORD_FIELDS,
@@ -152,6 +157,83 @@ def test_a_stream_stays_open_and_bad_trace_parameters_are_named(compas_anteceden
         fit_rule_list(compas_antecedents, "0.02", trace=io.StringIO(), trace_interval=-1)
 
 
+def _assert_unsearched(trace, status, objective):
+    """A trace of a fit stopped before its search: the header and one end record, 0 nodes."""
+    assert trace.header["n_antecedents"] == 0 and len(trace.records) == 1
+    end = trace.records[0]
+    assert (end["event"], end["status"], end["nodes"]) == ("end", status, 0)
+    assert end["lower_bound"] == 0 and end["best_objective"] == objective
+    assert end["remaining_search_space"] is None and end["prefix_lengths"] == []
+
+
+def test_a_fit_stopped_before_its_search_replaces_an_older_trace(compas, compas_antecedents,
+                                                                tmp_path, capsys):
+    """A time limit hit while mining: the trace describes this fit (0 nodes, bound 0), never
+    the older search left in the file."""
+    stale = tmp_path / "stale.jsonl"
+    fit_rule_list(compas_antecedents, "0.02", trace=stale)
+    with pytest.warns(UserWarning, match="time limit"):
+        model = RuleListClassifier(lam="0.005", time_limit=1e-9, trace=stale).fit(*compas)
+    assert model.status_ == "time-limit"
+    _assert_unsearched(read_search_trace(stale), "time-limit", model.objective_)
+    csv = tmp_path / "compas.csv"
+    assert main(["data", "compas", "--output", str(csv)]) == 0
+    fit_rule_list(compas_antecedents, "0.02", trace=stale)
+    capsys.readouterr()
+    assert main(["rulelist", "--csv", str(csv), "--target", COMPAS_TARGET, "--lam", "0.005",
+                 "--time-limit", "0.000001", "--quiet", "--json", "--trace", str(stale)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    _assert_unsearched(read_search_trace(stale), report["status"],
+                       Fraction(report["objective"]))
+    assert main(["plot", "search", str(stale), "--out", str(tmp_path / "s.png")]) == 0
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="/dev/full is Linux's")
+def test_a_trace_that_cannot_be_written_is_named(compas_antecedents, compas, tmp_path,
+                                                 capsys):
+    with pytest.raises(OSError, match="^cannot write the search trace /dev/full: No space "
+                                      "left on device$") as raised:
+        fit_rule_list(compas_antecedents, "0.02", trace="/dev/full")
+    assert raised.value.__cause__.errno == errno.ENOSPC
+    csv = tmp_path / "compas.csv"
+    assert main(["data", "compas", "--output", str(csv)]) == 0
+    capsys.readouterr()
+    assert main(["rulelist", "--csv", str(csv), "--target", COMPAS_TARGET, "--lam", "0.02",
+                 "--quiet", "--trace", "/dev/full"]) == 2
+    assert capsys.readouterr().err == "optrules rulelist: error: cannot write the search " \
+                                      "trace /dev/full: No space left on device\n"
+
+
+class _FailingStream(io.StringIO):
+    """A text stream whose third write fails, and every flush after it: closing the trace
+    again must not replace the first error by its own."""
+
+    name = "failing.jsonl"
+
+    def __init__(self):
+        super().__init__()
+        self.writes = 0
+
+    def write(self, text):
+        self.writes += 1
+        if self.writes >= 3:
+            raise OSError(errno.EIO, "Input/output error")
+        return super().write(text)
+
+    def flush(self):
+        if self.writes >= 3:
+            raise OSError(errno.EIO, "the flush after the failure")
+
+
+def test_a_write_failing_mid_search_is_raised_once_naming_the_trace(compas_antecedents):
+    stream = _FailingStream()
+    with pytest.raises(OSError, match="^cannot write the search trace failing.jsonl: "
+                                      "Input/output error$") as raised:
+        fit_rule_list(compas_antecedents, "0.02", trace=stream, trace_interval=0)
+    assert raised.value.__cause__.strerror == "Input/output error"
+    assert stream.getvalue().count("\n") == 2          # the header and the first record
+
+
 # ----- reading traces ----------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def good_lines(compas_antecedents):
@@ -190,6 +272,17 @@ BAD_TRACES = {
     "negative count": (lambda lines: _edited(lines, 3, prefix_lengths=[1, -2]),
                        r"line 3: prefix_lengths\[1\] must be an integer >= 0"),
     "no end": (lambda lines: lines[:-1], "has no end record"),
+    "unknown status": (lambda lines: _edited(lines, len(lines), status="done"),
+                       "status must be one of"),
+    "non-ASCII digits": (lambda lines: _edited(lines, 3, remaining_search_space="12²"),
+                         "line 3: remaining_search_space must be an integer as text"),
+    "null space mid-search": (lambda lines: _edited(lines, 3, remaining_search_space=None),
+                              "line 3: remaining_search_space must be an integer as text"),
+    "float beside the objective": (
+        lambda lines: _edited(lines, 3, best_objective_float=0.5),
+        "line 3: best_objective_float 0.5 is not the float of best_objective"),
+    "float beside the bound": (lambda lines: _edited(lines, 3, lower_bound_float=0.125),
+                               "line 3: lower_bound_float 0.125 is not the float of lower_bound"),
     "after the end": (lambda lines: lines + [lines[-2]], "a record after the end record"),
     "NaN": (lambda lines: [lines[0], lines[1].replace('"elapsed":', '"elapsed":NaN,"x":')]
             + lines[2:], "line 2: NaN is not a number in strict JSON"),
@@ -327,6 +420,56 @@ def test_bad_plot_parameters_are_named(trace_file, cre_model, tmp_path):
         boosting_curve({}, tmp_path / "b.png")
 
 
+def test_sizes_are_refused_beyond_the_pixel_limits_and_small_figures_do_not_warn(
+        trace_file, tmp_path, recwarn):
+    with pytest.raises(ValueError, match=r"'size' and 'dpi' parameters of search_trace .*"
+                                         r"give 60000 x 60000 pixels.*2\*\*26"):
+        search_trace(trace_file, tmp_path / "huge.png", size=(200, 200), dpi=300)
+    with pytest.raises(ValueError, match="give 0 x 700 pixels; each side must be from 1"):
+        search_trace(trace_file, tmp_path / "empty.png", size=(0.001, 7))
+    assert not list(tmp_path.iterdir())
+    assert_rendered(search_trace(trace_file, tmp_path / "small.svg", size=(0.6, 0.5)),
+                    (0.6, 0.5), 100)
+    search_trace(trace_file, tmp_path / "small.png", size=(0.3, 0.2), dpi=10)
+    assert not recwarn.list
+
+
+def _drawn(module, monkeypatch):
+    """The figures ``module`` saves, kept to be inspected."""
+    figures = []
+    monkeypatch.setattr(module, "save", lambda figure, path: figures.append(figure))
+    return figures
+
+
+def test_a_trace_of_one_record_shows_its_point_and_counts_agree(compas_antecedents, compas,
+                                                                tmp_path, monkeypatch):
+    figures = _drawn(search_plot, monkeypatch)
+    with pytest.warns(UserWarning):
+        RuleListClassifier(lam="0.005", time_limit=1e-9, trace=tmp_path / "t.jsonl").fit(*compas)
+    search_trace(tmp_path / "t.jsonl", tmp_path / "t.png")
+    objective, queue = figures[0].axes[:2]
+    for line in objective.get_lines()[:2] + queue.get_lines():
+        assert len(line.get_xdata()) == 1 and line.get_marker() not in ("None", "", None)
+    assert "time-limit after 0 nodes" in objective.get_title()
+    fit_rule_list(compas_antecedents, "0.02", trace=tmp_path / "one.jsonl", max_nodes=1)
+    search_trace(tmp_path / "one.jsonl", tmp_path / "one.png")
+    assert "node-limit after 1 node," in figures[1].axes[0].get_title()
+
+
+def test_the_cre_plot_counts_the_features_split_points(cre_model, tmp_path, monkeypatch):
+    figures = _drawn(cre_plot, monkeypatch)
+    cre_split_points(cre_model, "x1", tmp_path / "x1.png")
+    clusters = cre_model.model_.clusters[cre_model.model_.feature_names.index("x1")]
+    points = sum(cluster.size for cluster in clusters)
+    assert figures[0].axes[0].get_title() == f"x1: {points} split points in " \
+                                             f"{len(clusters)} clusters"
+    no_rules = copy.copy(cre_model.model_)
+    no_rules.rules, no_rules.clusters = (), {}
+    with pytest.raises(ValueError, match="'feature' parameter of cre_split_points cannot be "
+                                         "'x1': the model has no rule terms"):
+        cre_split_points(no_rules, "x1", tmp_path / "x1.png")
+
+
 def _without_matplotlib(monkeypatch):
     for name in [name for name in sys.modules if name.split(".")[0] == "matplotlib"] + \
             ["matplotlib", "matplotlib.figure", "matplotlib.backends.backend_agg"]:
@@ -365,17 +508,20 @@ def test_plot_search_command(trace_file, tmp_path, capsys):
                       "records": len(read_search_trace(trace_file).records)}
     assert_rendered(out, (6, 5), 80)
     assert main(["plot", "search", str(trace_file), "--out", str(tmp_path / "s.svg")]) == 0
-    assert capsys.readouterr().out.strip() == f"wrote {tmp_path / 's.svg'} (SVG, 800 x 700 " \
-                                              "px at 100 dpi)"
+    # an SVG's size is in points (72 an inch), not pixels
+    assert capsys.readouterr().out.strip() == f"wrote {tmp_path / 's.svg'} (SVG, 576 x 504 pt)"
     assert_rendered(tmp_path / "s.svg", (8, 7), 100)
 
 
-def test_plot_boosting_command(boosting_data, tmp_path, capsys):
+def _boosting_csv(path, boosting_data, labels=None):
     X, y = np.concatenate(boosting_data[::2]), np.concatenate(boosting_data[1::2])
-    csv = tmp_path / "data.csv"
-    csv.write_text("a,b,c,y\n" + "".join(f"{a},{b},{c},{label}\n"
-                                         for (a, b, c), label in zip(X, y)))
-    out = tmp_path / "boosting.svg"
+    path.write_text("a,b,c,y\n" + "".join(f"{a},{b},{c},{label}\n" for (a, b, c), label
+                                          in zip(X, y if labels is None else labels)))
+    return path
+
+
+def test_plot_boosting_command(boosting_data, tmp_path, capsys):
+    csv, out = _boosting_csv(tmp_path / "data.csv", boosting_data), tmp_path / "boosting.svg"
     assert main(["plot", "boosting", "--csv", str(csv), "--target", "y", "--rules", "2",
                  "--thresholds", "quantile:4", "--test-size", "0.25", "--seed", "3",
                  "--out", str(out), "--json"]) == 0
@@ -389,6 +535,44 @@ def test_plot_boosting_command(boosting_data, tmp_path, capsys):
     assert "--test-size 0.001" in capsys.readouterr().err
 
 
+def test_plot_boosting_draws_nothing_after_a_stopped_fit(boosting_data, tmp_path, monkeypatch,
+                                                         capsys):
+    """A signal (or the memory cap) stops the optimal fit after one rule: no truncated curve
+    is drawn and the greedy fit does not start."""
+    fits = []
+
+    class Interrupted(OptimalRuleBoostingClassifier):
+        def fit(self, X, y):
+            fits.append(self.search)
+            super().fit(X, y)
+            self.ensemble_ = replace(self.ensemble_, rules=self.ensemble_.rules[:1],
+                                     status="interrupted")
+            return self
+
+    monkeypatch.setattr(plot_command, "OptimalRuleBoostingClassifier", Interrupted)
+    csv, out = _boosting_csv(tmp_path / "data.csv", boosting_data), tmp_path / "b.png"
+    assert main(["plot", "boosting", "--csv", str(csv), "--target", "y", "--rules", "2",
+                 "--thresholds", "quantile:4", "--quiet", "--out", str(out)]) == 1
+    assert fits == ["optimal"] and not out.exists()
+    assert capsys.readouterr().err == "optrules plot boosting: optimal boosting stopped after " \
+        "1 of 2 rules (interrupted by a signal); nothing drawn.\n"
+
+
+def test_plot_boosting_checks_the_test_classes_before_fitting(boosting_data, tmp_path,
+                                                              monkeypatch, capsys):
+    def no_fit(self, X, y):
+        raise AssertionError("a fit started")
+
+    monkeypatch.setattr(OptimalRuleBoostingClassifier, "fit", no_fit)
+    n_test = 16                         # --test-size 0.1 of the 160 rows
+    test = set(np.random.default_rng(5).permutation(160)[:n_test])
+    labels = ["no" if row in test else ("yes", "no")[row % 2] for row in range(160)]
+    csv = _boosting_csv(tmp_path / "data.csv", boosting_data, labels)
+    assert main(["plot", "boosting", "--csv", str(csv), "--target", "y", "--test-size", "0.1",
+                 "--seed", "5", "--out", str(tmp_path / "b.png")]) == 2
+    assert "--test-size 0.1 --seed 5: the 16 test rows of" in capsys.readouterr().err
+
+
 def test_plot_cre_command(cre_model, tmp_path, capsys):
     model_file = tmp_path / "cre.json"
     cre_model.to_json(model_file)
@@ -399,15 +583,22 @@ def test_plot_cre_command(cre_model, tmp_path, capsys):
     assert report["feature"] == "x3" and report["clusters"] == 3
     assert_rendered(out, (6.4, 4.0), 100)
     assert main(["plot", "cre", str(model_file), "--feature", "age", "--out", str(out)]) == 2
-    assert "'feature' parameter of cre_split_points" in capsys.readouterr().err
+    error = capsys.readouterr().err
+    assert "--feature must name a feature" in error and "cre_split_points" not in error
 
 
 @pytest.mark.parametrize("arguments, message", [
-    (["search", "TRACE", "--out", "search.pdf"], "--out search.pdf: give a file name ending"),
+    (["search", "TRACE", "--out", "search.pdf"], "--out must end in .png or .svg (the format "
+                                                 "is read from it). Got 'search.pdf' instead."),
+    (["search", "TRACE", "--out", "missing/s.png"], "--out: the folder of"),
     (["search", "missing.jsonl", "--out", "s.png"], "missing.jsonl: cannot read the search"),
     (["search", "data.csv", "--out", "s.png"], "data.csv, line 1: not a line of JSON"),
     (["cre", "TRACE", "--feature", "x", "--out", "c.png"], "trace.jsonl: not a complete JSON"),
-    (["cre", "TRACE", "--feature", "x", "--out", "TRACE"], "--output: "),
+    (["cre", "TRACE", "--feature", "x", "--out", "TRACE"], "--out: "),
+    (["search", "TRACE", "--out", "s.png", "--width", "200", "--height", "200", "--dpi", "300"],
+     "--width 200 --height 200 --dpi 300 give 60000 x 60000 pixels"),
+    (["search", "TRACE", "--out", "s.png", "--width", "0.001"],
+     "--width 0.001 --height 7 --dpi 100 give 0 x 700 pixels"),
 ])
 def test_plot_errors_are_one_line_naming_the_file(trace_file, tmp_path, monkeypatch, capsys,
                                                   arguments, message):
@@ -417,6 +608,7 @@ def test_plot_errors_are_one_line_naming_the_file(trace_file, tmp_path, monkeypa
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and error.startswith("optrules plot: error: ")
     assert message in error
+    assert not (tmp_path / "s.png").exists()
 
 
 @pytest.mark.parametrize("command", [["plot"], ["plot", "search"], ["plot", "boosting"],

@@ -15,7 +15,8 @@ nothing more written), 141 when the reader of the output left early (a broken pi
 ``optrules data compas | head``: the command still writes its files, then ends quietly, as
 for SIGPIPE), 70 for an internal error (a defect of optrules; please report it).
 ``optrules verify`` adds 1 (refuted) and 3 (undecided); ``optrules check-certificate`` adds 1
-(rejected).
+(rejected); ``optrules plot boosting`` adds 1 (a fit stopped by the memory cap before its last
+rule: nothing drawn).
 """
 
 import argparse

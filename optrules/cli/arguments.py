@@ -25,7 +25,7 @@ __all__ = ["positive_int", "positive_float", "positive_number", "share", "memory
            "OUTPUT_OPTIONS", "INPUT_OPTIONS"]
 
 #: Options naming a file the command writes; each is checked writable before any work.
-OUTPUT_OPTIONS = ("save_model", "certificate", "search_certificate", "output", "trace")
+OUTPUT_OPTIONS = ("save_model", "certificate", "search_certificate", "output", "out", "trace")
 #: Options naming files the command reads (a list for ``--recheck``); no output may be one.
 INPUT_OPTIONS = ("csv", "corels_out", "corels_label", "corels_minor", "sample_weights", "model",
                  "recheck", "trace_file")

@@ -8,9 +8,12 @@ from pathlib import Path
 
 import numpy as np
 
+from optrules.limits import STOP_STATUSES
 from optrules.model_files import load_model
 from optrules.plot import boosting_curve, cre_split_points, rule_count_scores, search_trace
-from optrules.plot.figure import FORMATS, MatplotlibMissing, pixel_size, require_matplotlib
+from optrules.plot.cre_plot import clustered_feature
+from optrules.plot.figure import (MatplotlibMissing, file_format, pixel_size,
+                                  require_matplotlib, size_problem)
 from optrules.rule_boosting.estimator import (OptimalRuleBoostingClassifier,
                                               OptimalRuleBoostingRegressor)
 from optrules.rule_boosting.losses import LOSSES
@@ -48,7 +51,9 @@ def add_parser(commands):
         "boosting", help="test score against the number of rules, optimal against greedy",
         description="Boost rules with the optimal and with the greedy base learner on a "
                     "seeded train/test split and plot the test score (ROC-AUC for the "
-                    "logistic loss, else R²) of the first k rules against k.",
+                    "logistic loss, else R²) of the first k rules against k. A fit stopped "
+                    "before its last rule (a signal, the memory cap) draws nothing (exit 1, "
+                    "or 130/143 after a signal).",
         epilog="example: optrules plot boosting --csv data.csv --target y --rules 4 "
                "--thresholds quantile:4 --seed 0 --out boosting.svg")
     data = boosting.add_argument_group("data and model")
@@ -90,7 +95,7 @@ def _add_output_arguments(parser, function):
     """``--out``, the size options (defaults: ``function``'s) and ``--json``."""
     width, height = inspect.signature(function).parameters["size"].default
     output = parser.add_argument_group("output")
-    output.add_argument("--out", dest="output", metavar="FILE", required=True,
+    output.add_argument("--out", metavar="FILE", required=True,
                         help="the file to write: .png or .svg")
     output.add_argument("--width", type=positive_number, default=width, metavar="IN",
                         help=f"width in inches (default {width})")
@@ -104,33 +109,43 @@ def _add_output_arguments(parser, function):
                              "was plotted)")
 
 
+class _Unfinished(Exception):
+    """A fit stopped before its last rule: its curve would end early, so nothing is drawn."""
+
+
 def run(args, parser):
-    if Path(args.output).suffix.lower() not in FORMATS:
-        raise ValueError(f"--out {args.output}: give a file name ending in .png or .svg (the "
-                         "format is read from it).")
+    # the file's format and size are checked before any fit, which may take minutes
+    kind = file_format(args.out, "--out")
+    size = (args.width, args.height)
+    problem = size_problem(size, args.dpi)
+    if problem:
+        raise ValueError(f"--width {args.width:g} --height {args.height:g} --dpi {args.dpi:g} "
+                         f"{problem}")
     try:
         require_matplotlib()            # before any fit: a missing extra fails at once
         details = args.draw(args)
     except MatplotlibMissing as error:
         print(f"optrules plot: error: {error}", file=sys.stderr)
         return 2
-    size = (args.width, args.height)
+    except _Unfinished as error:
+        print(f"optrules plot {args.kind}: {error}", file=sys.stderr)
+        return 1
     width_px, height_px = pixel_size(size, args.dpi)
-    file_format = FORMATS[Path(args.output).suffix.lower()]
     if args.json:
-        print(json.dumps(dict({"plot": args.kind, "file": args.output, "format": file_format,
+        print(json.dumps(dict({"plot": args.kind, "file": args.out, "format": kind,
                                "width_px": width_px, "height_px": height_px,
                                "width_in": args.width, "height_in": args.height,
                                "dpi": args.dpi}, **details), indent=2))
+    elif kind == "svg":                 # SVG sizes are in points, 72 an inch, whatever the dpi
+        print(f"wrote {args.out} (SVG, {args.width * 72:g} x {args.height * 72:g} pt)")
     else:
-        print(f"wrote {args.output} ({file_format.upper()}, {width_px} x {height_px} px at "
-              f"{args.dpi:g} dpi)")
+        print(f"wrote {args.out} (PNG, {width_px} x {height_px} px at {args.dpi:g} dpi)")
     return 0
 
 
 def _draw_search(args):
     trace = read_search_trace(args.trace_file)
-    search_trace(trace, args.output, size=(args.width, args.height), dpi=args.dpi)
+    search_trace(trace, args.out, size=(args.width, args.height), dpi=args.dpi)
     end = trace.records[-1]
     return {"status": end["status"], "nodes": end["nodes"], "records": len(trace.records)}
 
@@ -147,6 +162,10 @@ def _draw_boosting(args):
                          "leaves no test or no training row.")
     order = np.random.default_rng(args.seed).permutation(len(y))
     test, train = np.sort(order[:n_test]), np.sort(order[n_test:])
+    if args.loss == "logistic" and len(np.unique(y[test])) < 2:
+        # ROC-AUC needs both classes: say so before the fits, not after them
+        raise ValueError(f"--test-size {args.test_size:g} --seed {args.seed}: the {n_test} "
+                         f"test rows of {args.csv} are all of one class; ROC-AUC needs both.")
     estimator_class = OptimalRuleBoostingClassifier if args.loss == "logistic" else \
         OptimalRuleBoostingRegressor
     curves = {}
@@ -154,8 +173,13 @@ def _draw_boosting(args):
         model = estimator_class(args.rules, lam=lam, loss=args.loss, search=search,
                                 thresholds=args.thresholds, verbose=verbosity(args)).fit(
             features.take(train), y[train])
+        status = model.ensemble_.status
+        if status != "complete":        # a signal or the memory cap: no truncated curve
+            raise _Unfinished(f"{search} boosting stopped after {len(model.ensemble_.rules)} "
+                              f"of {args.rules} rules ({STOP_STATUSES.get(status, status)}); "
+                              f"nothing drawn.")
         curves[search], metric = rule_count_scores(model, features.take(test), y[test])
-    boosting_curve(curves, args.output, size=(args.width, args.height), dpi=args.dpi,
+    boosting_curve(curves, args.out, size=(args.width, args.height), dpi=args.dpi,
                    ylabel=f"test {metric}",
                    title=f"{Path(args.csv).name}: optimal and greedy rule boosting, seed "
                          f"{args.seed}")
@@ -163,11 +187,7 @@ def _draw_boosting(args):
 
 
 def _draw_cre(args):
-    model = load_model(args.model)
-    if not hasattr(model, "model_") or not hasattr(model.model_, "clusters"):
-        raise ValueError(f"{args.model}: not a compressed rule ensemble (a model file of "
-                         f"optrules cre --save-model); it holds a {type(model).__name__}.")
-    cre_split_points(model, args.feature, args.output, size=(args.width, args.height),
-                     dpi=args.dpi)
-    index = model.model_.feature_names.index(args.feature)
-    return {"feature": args.feature, "clusters": len(model.model_.clusters[index])}
+    rules, index = clustered_feature(load_model(args.model), args.feature, args.model,
+                                     "--feature")
+    cre_split_points(rules, index, args.out, size=(args.width, args.height), dpi=args.dpi)
+    return {"feature": args.feature, "clusters": len(rules.clusters[index])}

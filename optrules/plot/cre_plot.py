@@ -15,10 +15,13 @@ import numpy as np
 from optrules.compressed_rules.clustering import ENGINES
 from optrules.compressed_rules.model import CompressedRules
 from optrules.compressed_rules.soft_rules import SmoothRule, SoftCondition
-from optrules.plot.figure import new_figure, save
+from optrules.plot.figure import counted, new_figure, save
 from optrules.validation import Integer, validate_params
 
-__all__ = ["cre_split_points"]
+__all__ = ["cre_split_points", "clustered_feature"]
+
+_MODEL = "The 'model' parameter of cre_split_points"
+_FEATURE = "The 'feature' parameter of cre_split_points"
 
 #: Points of the curves Φ(x).
 _GRID = 1000
@@ -75,11 +78,7 @@ def cre_split_points(model, feature, path, *, size=(6.4, 4.0), dpi=100, bins=40)
     """
     bins = validate_params({"bins": [Integer(1)]}, {"bins": bins}, "cre_split_points")["bins"]
     figure = new_figure(path, size, dpi, "cre_split_points")
-    rules = getattr(model, "model_", model)
-    if not isinstance(rules, CompressedRules):
-        raise TypeError(f"The 'model' parameter of cre_split_points must be a fitted compressed "
-                        f"rule ensemble. Got {type(model).__name__} instead.")
-    index = _feature_index(rules, feature)
+    rules, index = clustered_feature(model, feature)
     clusters = rules.clusters[index]
     name = rules.feature_names[index]
     low, high = clusters[0].low, clusters[-1].high
@@ -89,11 +88,11 @@ def cre_split_points(model, feature, path, *, size=(6.4, 4.0), dpi=100, bins=40)
     histogram.hist([cluster.values for cluster in clusters], bins=edges, stacked=True,
                    weights=[cluster.weights for cluster in clusters],
                    color=[f"C{l}" for l in range(len(clusters))],
-                   label=[f"cluster {l + 1}: [{c.low:.4g}; {c.high:.4g}], {c.size} points"
-                          for l, c in enumerate(clusters)])
+                   label=[f"cluster {l + 1}: [{c.low:.4g}; {c.high:.4g}], "
+                          f"{counted(c.size, 'point')}" for l, c in enumerate(clusters)])
+    points = counted(sum(c.size for c in clusters), "split point")
     histogram.set(xlabel=name, ylabel="split points",
-                  title=f"{name}: {rules.fit.get('harvested_rules', 'the')} harvested rules' "
-                        f"split points in {len(clusters)} clusters")
+                  title=f"{name}: {points} in {counted(len(clusters), 'cluster')}")
     soft = histogram.twinx()
     grid = np.linspace(low - margin, high + margin, _GRID)
     for l, phi in enumerate(_soft_conditions(rules, index, grid).T):
@@ -103,18 +102,29 @@ def cre_split_points(model, feature, path, *, size=(6.4, 4.0), dpi=100, bins=40)
     return save(figure, path)
 
 
-def _feature_index(rules, feature):
-    """The index of ``feature`` (a name or an index) among the clustered features."""
+def clustered_feature(model, feature, model_name=_MODEL, feature_name=_FEATURE):
+    """``(rules, index)``: the :class:`CompressedRules` of ``model`` (an estimator or the rules
+    themselves) and the index of ``feature`` (a name or an index) among its clustered
+    features. Errors begin with ``model_name`` or ``feature_name`` (``optrules plot cre``
+    passes its file and ``--feature``)."""
+    rules = getattr(model, "model_", model)
+    if not isinstance(rules, CompressedRules):
+        raise TypeError(f"{model_name} must be a fitted compressed rule ensemble (optrules cre "
+                        f"--save-model writes one). Got {type(model).__name__} instead.")
     names = rules.feature_names
     index = names.index(feature) if isinstance(feature, str) and feature in names else \
         feature if isinstance(feature, (int, np.integer)) and not isinstance(feature, bool) \
         else None
+    if index not in rules.clusters and not rules.rules:
+        # an empty list of the clustered features would leave the user guessing why
+        raise ValueError(f"{feature_name} cannot be {feature!r}: the model has no rule terms "
+                         f"(only its intercept and linear terms), so no feature's split points "
+                         f"were clustered.")
     if index not in rules.clusters:
         clustered = [names[j] for j in sorted(rules.clusters)]
-        raise ValueError(f"The 'feature' parameter of cre_split_points must name a feature "
-                         f"whose split points the model clustered: one of {clustered}. Got "
-                         f"{feature!r} instead.")
-    return int(index)
+        raise ValueError(f"{feature_name} must name a feature whose split points the model "
+                         f"clustered: one of {clustered}. Got {feature!r} instead.")
+    return rules, int(index)
 
 
 def _soft_conditions(rules, index, grid):

@@ -10,7 +10,7 @@ References
 
 import os
 
-from optrules.plot.figure import new_figure, save
+from optrules.plot.figure import counted, new_figure, save
 from optrules.rule_lists.search_trace import Trace, read_search_trace
 from optrules.validation import Integer, validate_params
 
@@ -75,18 +75,21 @@ def search_trace(trace, path, *, size=(8.0, 7.0), dpi=100, snapshots=4):
     header, records, end = trace.header, trace.records, trace.records[-1]
     seconds = [record["elapsed"] for record in records]
     objective_axes, queue_axes, lengths_axes = figure.subplots(3, 1)
-    objective_axes.step(seconds, [r["best_objective_float"] for r in records], where="post",
+    # Markers on every record: a trace of one record (a fit stopped before its search) is a
+    # single point, which a line alone would not show.
+    marked = {"where": "post", "marker": ".", "markersize": 4}
+    objective_axes.step(seconds, [r["best_objective_float"] for r in records], **marked,
                         label="best objective $R^c$")
-    objective_axes.step(seconds, [r["lower_bound_float"] for r in records], where="post",
+    objective_axes.step(seconds, [r["lower_bound_float"] for r in records], **marked,
                         label="lower bound")
     found = [r for r in records if r["event"] == "incumbent"]
     objective_axes.plot([r["elapsed"] for r in found], [r["best_objective_float"] for r in found],
                         "o", color="C0", markersize=4, label="new best list")
     objective_axes.set(xlabel="seconds", ylabel="objective", title=(
         f"rule-list search, λ = {header['lambda']}, {header['engine']} engine: {end['status']} "
-        f"after {end['nodes']} nodes, {end['elapsed']:.3g} s"))
+        f"after {counted(end['nodes'], 'node')}, {end['elapsed']:.3g} s"))
     objective_axes.legend(loc="upper right")
-    queue_axes.step(seconds, [r["queue_size"] for r in records], where="post", color="C2")
+    queue_axes.step(seconds, [r["queue_size"] for r in records], **marked, color="C2")
     queue_axes.set(xlabel="seconds", ylabel="queue size")
     _prefix_lengths(lengths_axes, records, snapshots)
     return save(figure, path)
@@ -112,7 +115,7 @@ def _prefix_lengths(axes, records, snapshots):
     for k, record in enumerate(chosen):
         counts = record["prefix_lengths"]
         axes.bar([length - 0.4 + width * (k + 0.5) for length in range(len(counts))], counts,
-                 width, label=f"{record['elapsed']:.3g} s, {record['nodes']} nodes")
+                 width, label=f"{record['elapsed']:.3g} s, {counted(record['nodes'], 'node')}")
     longest = max(len(r["prefix_lengths"]) for r in chosen)
     axes.set_xticks(range(longest))
     axes.legend(loc="upper right")

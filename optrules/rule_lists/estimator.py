@@ -233,8 +233,9 @@ class RuleListClassifier(RuleEstimator):
             except Stopped as stop:
                 result, n_antecedents = unsearched_result(
                     labels, params["lam"], stop.status, classes=classes, target=target,
-                    sample_weight=sample_weight,
-                    seconds=time.perf_counter() - budget.start), 0
+                    sample_weight=sample_weight, seconds=time.perf_counter() - budget.start,
+                    trace=params["trace"], engine=params["engine"],
+                    policy=params["policy"]), 0
             else:
                 result = self._search(dataset, params, budget)
                 n_antecedents = dataset.n_antecedents

@@ -18,7 +18,7 @@ from optrules.progress import ProgressLine
 from optrules.rule_lists.equivalent_points import check_minority, minority_bits
 from optrules.rule_lists.model import describe
 from optrules.rule_lists.search_certificate import SearchCertificateWriter
-from optrules.rule_lists.search_trace import SearchTrace
+from optrules.rule_lists.search_trace import SearchTrace, write_unsearched_trace
 from optrules.validation import (Callable, ExactFraction, FilePath, Integer, Options, Real,
                                  Subset, TextStream, fraction_text, validate_params)
 
@@ -236,7 +236,7 @@ def fit_rule_list(dataset, lam, *, sample_weight=None, engine="fast",
         if config.certificate is not None:
             config.certificate.discard()
         if trace is not None:
-            trace.close()            # what was written stays; without its end record
+            trace.abandon()
         raise
     if trace is not None:
         trace.finish(result.status)
@@ -271,10 +271,12 @@ def _finish_certificate(config, dataset, result, engine):
 
 
 def unsearched_result(labels, lam, status, *, classes, target, sample_weight=None,
-                      seconds=0.0):
+                      seconds=0.0, trace=None, engine="fast", policy="lower-bound"):
     """What a run stopped before its search began (while mining) returns: the default rule
     alone, with its exact objective and the only bound proven, 0. ``labels`` are class
-    indices; ``seconds`` is the time the run took.
+    indices; ``seconds`` is the time the run took. With ``trace`` (a path or text stream),
+    the trace of this stop is written there (:func:`write_unsearched_trace`), its header
+    naming the ``engine`` and ``policy`` the run asked for.
 
     Examples
     --------
@@ -287,6 +289,10 @@ def unsearched_result(labels, lam, status, *, classes, target, sample_weight=Non
                                              target=target, classes=classes,
                                              sample_weight=sample_weight)
     result = fit_rule_list(no_antecedents, lam, max_memory=None)
+    if trace is not None:
+        header = _trace_header(no_antecedents, {"lam": result.lam, "engine": engine,
+                                                "policy": policy})
+        write_unsearched_trace(trace, header, status, result.objective)
     return replace(result, status=status, lower_bound=Fraction(0), remaining_search_space=None,
                    seconds=seconds)
 

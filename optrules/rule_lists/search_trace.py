@@ -18,15 +18,18 @@ Examples
 ('1/10', 'end', Fraction(1, 10))
 """
 
+import contextlib
 import json
 import time
+from fractions import Fraction
 from typing import NamedTuple
 
+from optrules.limits import STOP_STATUSES
 from optrules.validation import (fraction_from_text, fraction_text, json_number, json_object,
                                  shown)
 
-__all__ = ["SearchTrace", "Trace", "read_search_trace", "parse_search_trace", "FORMAT",
-           "VERSION", "EVENTS", "HEADER_FIELDS", "RECORD_FIELDS"]
+__all__ = ["SearchTrace", "write_unsearched_trace", "Trace", "read_search_trace",
+           "parse_search_trace", "FORMAT", "VERSION", "EVENTS", "HEADER_FIELDS", "RECORD_FIELDS"]
 
 FORMAT, VERSION = "optrules.search-trace", 1
 #: Why a record was written: the state before the first node, the throttle's interval, a new
@@ -34,6 +37,8 @@ FORMAT, VERSION = "optrules.search-trace", 1
 EVENTS = ("start", "interval", "incumbent", "end")
 #: Seconds waited after a record, in units of the time the record took (at least ``interval``).
 _PATIENCE = 20
+#: The statuses an end record may state: the result's.
+_STATUSES = ("optimal", *STOP_STATUSES)
 HEADER_FIELDS = ("format", "version", "kind", "lambda", "engine", "policy", "n_antecedents",
                  "n_samples", "total_weight", "interval")
 RECORD_FIELDS = ("event", "elapsed", "nodes", "evaluations", "best_objective",
@@ -52,17 +57,27 @@ class SearchTrace:
     costs a pass over the distinct queued bounds, so with ``interval`` > 0 the next one waits
     at least 20 times as long as the last took.
     ``then`` (a progress callback, optional) is called as well.
+
+    An OSError while opening, writing or closing becomes one OSError naming the trace
+    (``cannot write the search trace NAME: reason``), the original chained.
     """
 
     def __init__(self, destination, header, *, interval=0.1, then=None):
         self.owned = not hasattr(destination, "write")
-        self.stream = open(destination, "w", encoding="utf-8") if self.owned else destination
+        self.name = destination if self.owned else getattr(destination, "name", "(a stream)")
+        with self._reported():
+            self.stream = open(destination, "w", encoding="utf-8") if self.owned \
+                else destination
         self.interval, self.then = interval, then
         self.start = self.next_record = time.perf_counter()
         self.incumbent_updates = 0
         self.last_call = None
-        self._write(dict({"format": FORMAT, "version": VERSION, "kind": "rule-list"}, **header,
-                         interval=interval))
+        try:
+            self._write(dict({"format": FORMAT, "version": VERSION, "kind": "rule-list"},
+                             **header, interval=interval))
+        except BaseException:
+            self.abandon()              # no caller holds this trace to close it
+            raise
 
     def __call__(self, nodes_expanded, describe):
         if self.then is not None:
@@ -97,23 +112,65 @@ class SearchTrace:
             "queue_size": figures["queue_size"], "map_size": figures["map_size"],
             "prefix_lengths": figures["prefix_lengths"],
             "incumbent_updates": figures["incumbent_updates"],
-            "remaining_search_space": str(figures["remaining_search_space"])}, **extra))
+            "remaining_search_space": _optional_text(figures["remaining_search_space"])},
+            **extra))
 
     def _write(self, record):
-        self.stream.write(json.dumps(record, separators=(",", ":")) + "\n")
+        with self._reported():
+            self.stream.write(json.dumps(record, separators=(",", ":")) + "\n")
+
+    @contextlib.contextmanager
+    def _reported(self):
+        """Re-raise an OSError as one naming the trace: errno 28 alone does not say which of a
+        command's files filled the disk."""
+        try:
+            yield
+        except OSError as error:
+            reason = error.strerror or str(error)
+            raise OSError(f"cannot write the search trace {self.name}: {reason}") from error
 
     def finish(self, status):
         """Write the last record (the state the search ended in, the stop ``status``) and
         close the file if this trace opened it. The engine's first call made ``last_call``."""
-        self._record("end", *self.last_call, status=status)
+        try:
+            self._record("end", *self.last_call, status=status)
+        except BaseException:
+            self.abandon()
+            raise
         self.close()
 
     def close(self):
         """Close the file if this trace opened it (a stream is only flushed)."""
-        if self.owned:
-            self.stream.close()
-        else:
-            self.stream.flush()
+        with self._reported():
+            if self.owned:
+                self.stream.close()
+            else:
+                self.stream.flush()
+
+    def abandon(self):
+        """Close after an error, which stays the one raised: closing flushes the text still
+        buffered, and a disk that refused it once would refuse it again and hide that error
+        (what was written stays, without its end record)."""
+        with contextlib.suppress(OSError):
+            self.close()
+
+
+def write_unsearched_trace(destination, header, status, objective):
+    """Write the trace of a fit stopped before its search began (while mining antecedents):
+    ``header``, then only an end record of 0 nodes with the stop ``status``, the default
+    rule's ``objective`` and the only bound proven, 0; the search space left is unknown
+    (null). A trace file left by an earlier fit is so replaced, never left to describe this
+    one."""
+    figures = {"evaluations": 0, "best_objective": objective, "lower_bound": Fraction(0),
+               "queue_size": 0, "map_size": 0, "prefix_lengths": [], "incumbent_updates": 0,
+               "remaining_search_space": None}
+    trace = SearchTrace(destination, header)
+    trace.last_call = 0, lambda counters_only=False: figures
+    trace.finish(status)
+
+
+def _optional_text(number):
+    return None if number is None else str(number)
 
 
 class Trace(NamedTuple):
@@ -205,10 +262,19 @@ def _record(value, previous):
                          f"{shown(value['prefix_lengths'])}.")
     for length, count in enumerate(value["prefix_lengths"]):
         json_number(count, f"prefix_lengths[{length}]", integer=True)
-    if not (isinstance(value["remaining_search_space"], str) and
-            value["remaining_search_space"].isdigit()):
-        raise ValueError(f"remaining_search_space must be an integer as text; got "
-                         f"{shown(value['remaining_search_space'])}.")
+    if "status" in value and value["status"] not in _STATUSES:
+        raise ValueError(f"status must be one of {list(_STATUSES)}; got "
+                         f"{shown(value['status'])}.")
+    remaining = value["remaining_search_space"]
+    # null only where no search ran: a trace that is its end record alone, at 0 nodes
+    unsearched = remaining is None and previous is None and value["event"] == "end" and \
+        value["nodes"] == 0
+    # str.isdigit() also takes "²" and other non-ASCII digits, which int() refuses
+    if not (unsearched or isinstance(remaining, str) and remaining.isascii() and
+            remaining.isdigit()):
+        raise ValueError(f"remaining_search_space must be an integer as text (null only in "
+                         f"the lone end record of a fit stopped before its search); got "
+                         f"{shown(remaining)}.")
     best = fraction_from_text(value["best_objective"], "best_objective")
     lower_bound = fraction_from_text(value["lower_bound"], "lower_bound")
     if not 0 <= lower_bound <= best:
@@ -222,4 +288,9 @@ def _record(value, previous):
         if best > previous["best_objective"]:
             raise ValueError(f"best_objective {value['best_objective']} rose above the "
                              f"previous record's.")
+    # the writer writes float(p/q) beside each exact field, and plots draw the floats
+    for field, exact in (("best_objective", best), ("lower_bound", lower_bound)):
+        if value[f"{field}_float"] != float(exact):
+            raise ValueError(f"{field}_float {value[f'{field}_float']!r} is not the float of "
+                             f"{field} {value[field]} ({float(exact)!r}).")
     return dict(value, best_objective=best, lower_bound=lower_bound)
