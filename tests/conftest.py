@@ -1,6 +1,7 @@
 """Shared fixtures: paths to the COMPAS files in ../shared and Hypothesis profiles."""
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,11 @@ settings.register_profile("ci", max_examples=60, deadline=None, suppress_health_
 settings.register_profile("deep", max_examples=10_000, deadline=None,
                           suppress_health_check=SUPPRESSED)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+# A test run started in the background (``pytest &``) inherits an ignored SIGINT; the tests
+# that send themselves Ctrl-C need it delivered, or the search they interrupt never stops.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 SHARED_COMPAS = Path(__file__).resolve().parents[2] / "shared" / "data" / "compas"
 
