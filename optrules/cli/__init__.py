@@ -79,9 +79,12 @@ class _Stdout:
     def _drop(self):
         self.broken = True
         try:    # what stays in the stream's buffer goes to /dev/null at exit, not to an error
-            os.dup2(os.open(os.devnull, os.O_WRONLY), self.stream.fileno())
+            descriptor = self.stream.fileno()
         except (OSError, ValueError, AttributeError):
-            pass    # not a file (a test's capture): nothing is flushed at exit
+            return  # not a file (a test's capture): nothing is flushed at exit
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, descriptor)
+        os.close(null)
 
     def __getattr__(self, name):
         return getattr(self.stream, name)

@@ -59,7 +59,7 @@ def run(args, parser):
         if not hasattr(model, "predict_proba"):
             raise ValueError(f"--proba needs a classifier; {args.model} holds a "
                              f"{type(model).__name__}.")
-        if predictions.ndim == 1:       # multi-label: P(output = 1) for each output
+        if predictions.ndim == 1:       # (multi-label: a column P(output = 1) per output)
             body["classes"] = model.classes_.tolist()
         body["probabilities"] = np.asarray(model.predict_proba(rows), dtype=float).tolist()
     if args.output and args.output != "-":          # "-" is stdout
