@@ -34,6 +34,7 @@ Fraction(1, 10)
 
 import collections
 import heapq
+import itertools
 import time
 
 import numpy as np
@@ -41,7 +42,7 @@ import numpy as np
 from optrules.blas import single_blas_thread
 from optrules.data import bitset
 from optrules.data.binary_dataset import BinaryDataset
-from optrules.reference.corels import _BranchAndBound, _Node, _priority, search_result
+from optrules.reference.corels import _BranchAndBound, _Node, search_result
 from optrules.rule_lists.search_certificate import CODES
 
 __all__ = ["corels", "compressed"]
@@ -99,7 +100,7 @@ class _VectorisedBranchAndBound(_BranchAndBound):
 
     def __init__(self, dataset, lam, config):
         # Alg. 2's queue Q is ``buckets`` (the reference engine's ``queue`` stays empty), then
-        # ``pending``: prefixes taken from it in pop order, not served yet.
+        # ``pending``: (priority, prefix) taken from it in pop order, not served yet.
         self.buckets = _BucketQueue(last_in_first_out=config.policy == "dfs")
         self.pending = collections.deque()
         self.batch = None                   # the _Children of the pending prefixes
@@ -127,10 +128,9 @@ class _VectorisedBranchAndBound(_BranchAndBound):
         self.prefix_set = 0     # the prefix being expanded, a bitmask of antecedents (map keys)
 
     # ----- queue: a batch of the next prefixes, in pop order ------------------------------
-    def _queue_put(self, node, objective):
-        # The policy's priority without its last element, the insertion order: the bucket
-        # queue keeps that order itself.
-        self.buckets.push(_priority(self.config.policy, node, objective, 0)[:-1], node)
+    def _enqueue(self, priority, node):
+        # The bucket queue keeps the insertion order itself.
+        self.buckets.push(priority, node)
 
     def _queue_length(self):
         return len(self.buckets) + len(self.pending)
@@ -138,9 +138,14 @@ class _VectorisedBranchAndBound(_BranchAndBound):
     def _pop(self):
         if not self.pending:
             self._take_batch()
-        node = self.pending.popleft()
+        _, node = self.pending.popleft()
         self._unqueue(node)
         return node
+
+    def queued_nodes(self):
+        return [(priority, node) for priority, node in itertools.chain(self.pending, (
+            (priority, node) for priority, bucket in self.buckets.buckets.items()
+            for node in bucket)) if not node.deleted]
 
     def _take_batch(self):
         """Move the prefixes Alg. 2 pops next, before any child of theirs, to ``pending``.
@@ -154,12 +159,12 @@ class _VectorisedBranchAndBound(_BranchAndBound):
         queue, policy = self.buckets, self.config.policy
         ceiling = queue.first_priority()[0] + self.rule_penalty if policy == "lower-bound" \
             else None
-        self.pending.append(queue.pop())
+        self.pending.append((queue.first_priority(), queue.pop()))
         if policy not in ("lower-bound", "bfs"):
             return
         while queue and len(self.pending) < self.batch_size and \
                 (ceiling is None or queue.first_priority()[0] <= ceiling):
-            self.pending.append(queue.pop())
+            self.pending.append((queue.first_priority(), queue.pop()))
 
     # ----- expansion -----------------------------------------------------------------------
     def _expand(self, node):
@@ -169,11 +174,11 @@ class _VectorisedBranchAndBound(_BranchAndBound):
         batch = self.batch
         row = None if batch is None else batch.rows.get(node)
         if row is None:        # the first expansion of a batch: evaluate all its prefixes
-            live = [waiting for waiting in self.pending if not waiting.deleted]
+            live = [waiting for _, waiting in self.pending if not waiting.deleted]
             batch = self.batch = _Children(self, [node] + live)
             row = 0
-        if batch.best != self.best_objective:           # R^c fell since the batch's tests
-            batch.classify(self.best_objective)
+        if batch.incumbent is not self.best_rule_list:  # a new incumbent since the batch's tests
+            batch.classify()
         prefix = batch.prefixes[row]
         self._start_codes(prefix)
         if self.trace is not None:
@@ -182,19 +187,20 @@ class _VectorisedBranchAndBound(_BranchAndBound):
         not_captured = self.everything                      # u <- ¬cap(x, d_p), as in Alg. 2
         for antecedent in prefix:
             not_captured &= ~self.antecedents[antecedent]
-        best = start_best = self.best_objective
+        incumbent = start = (self.best_objective, self.best_rule_list)
         segment_start, last = 0, batch.n_antecedents - 1  # last: the last candidate evaluated
         for s, b, b0, value, predicted, weight in batch.chosen(row):
-            if "hierarchical" in self.bounds and b + b0 >= self.best_objective:
-                self.statistics["pruned_lower_bound"] += 1    # R^c fell during this expansion
+            if "hierarchical" in self.bounds and \
+                    self._no_list_first(b + b0, lambda: prefix + [s], len(prefix) + 1):
+                self.statistics["pruned_lower_bound"] += 1    # a new incumbent in this expansion
                 self._note(s, "lower_bound")
                 continue
             child = _Node(s, node, b, b0, predicted,
                           node.n_captured + weight if self.track_captured else 0)
             self._insert(node, child, value, not_captured & self.antecedents[s], not_captured)
-            if self.best_objective != best:   # children before s saw the old R^c
-                self._count(batch, row, segment_start, s, best, best == start_best)
-                segment_start, best = s + 1, self.best_objective
+            if self.best_rule_list is not incumbent[1]:   # children before s saw the old one
+                self._count(batch, row, segment_start, s, incumbent, incumbent is start)
+                segment_start, incumbent = s + 1, (self.best_objective, self.best_rule_list)
             if node.deleted:                  # a new incumbent's garbage collection removed it
                 last = s
                 break
@@ -202,7 +208,7 @@ class _VectorisedBranchAndBound(_BranchAndBound):
             for name, count in batch.counted_only_counts[row].items():
                 self.statistics[name] += count
         else:
-            self._count(batch, row, segment_start, last + 1, best, best == start_best)
+            self._count(batch, row, segment_start, last + 1, incumbent, incumbent is start)
         batch.count_evaluations(row, last, self.statistics)
         self._write_expanded(prefix, node)
         node.expanded = True
@@ -216,15 +222,18 @@ class _VectorisedBranchAndBound(_BranchAndBound):
             return self.prefix_set | (1 << child.antecedent)
         return remaining
 
-    def _extension_masks(self, bound, depth, best):
+    def _extension_masks(self, bound, depth, best, extensions_first):
         """For children of length ``depth`` (broadcast against ``bound``) with b + b_0 =
         ``bound``: the children each extension test stops first, in the reference engine's
-        order (lookahead, Thm 1, prefix length), at R^c = ``best``."""
+        order (lookahead, Thm 1, prefix length), at an incumbent of objective ``best`` before
+        which lists extending them may come where ``extensions_first`` (the result order)."""
         penalty = self.rule_penalty
-        tests = (("lookahead", "lookahead", bound + penalty >= best),
+        tests = (("lookahead", "lookahead", _no_list_first(bound + penalty, best,
+                                                           extensions_first)),
                  ("lower_bound", "hierarchical", bound >= best),
-                 ("prefix_length", "prefix_length",
-                  np.broadcast_to(penalty * (depth + 1) >= best, bound.shape)))
+                 ("prefix_length", "prefix_length", _no_list_first(
+                     np.broadcast_to(penalty * (depth + 1), bound.shape), best,
+                     extensions_first)))
         masks, left = {}, np.ones(bound.shape, dtype=bool)
         for reason, switch, fires in tests:
             if switch in self.bounds:
@@ -232,25 +241,28 @@ class _VectorisedBranchAndBound(_BranchAndBound):
                 left &= ~fires
         return masks
 
-    def _count(self, batch, row, start, stop, best, at_batch_best):
+    def _count(self, batch, row, start, stop, incumbent, at_batch_incumbent):
         """Count the counted-only children of ``row`` with index in [start, stop) as the
-        reference engine does when R^c = ``best``: Thm 1 first, then the first extension test
-        that stops them. ``at_batch_best``: ``best`` is the R^c the batch was classified at
-        (where no counted-only child fails Thm 1)."""
+        reference engine does at ``incumbent`` (R^c and the rule list): Thm 1 first, then the
+        first extension test that stops them. ``at_batch_incumbent``: it is the one the batch
+        was classified at (where no counted-only child fails Thm 1). Later incumbents come
+        earlier in the result order, so counted-only children stay counted-only."""
         segment = batch.counted_only[row].copy()
         segment[:start] = False
         segment[stop:] = False
         if not segment.any():
             return
-        bound = batch.bound[row]
-        if not at_batch_best and "hierarchical" in self.bounds:
-            pruned = segment & (bound >= best)
-            self.statistics["pruned_lower_bound"] += int(np.count_nonzero(pruned))
-            segment &= ~pruned
-        if at_batch_best:
+        if at_batch_incumbent:
             masks = {reason: mask[row] for reason, mask in batch.extension_masks.items()}
         else:
-            masks = self._extension_masks(bound, batch.depths[row] + 1, best)
+            best, (antecedents, _, _) = incumbent
+            bound = batch.bound[row]
+            own_first, extensions_first = batch.first_masks(antecedents, row)
+            if "hierarchical" in self.bounds:
+                pruned = segment & _no_list_first(bound, best, own_first)
+                self.statistics["pruned_lower_bound"] += int(np.count_nonzero(pruned))
+                segment &= ~pruned
+            masks = self._extension_masks(bound, batch.depths[row] + 1, best, extensions_first)
         for reason, mask in masks.items():
             self.statistics["not_extended_" + reason] += int(np.count_nonzero(mask & segment))
 
@@ -341,29 +353,45 @@ class _Children:
             ("minimum_support", mistake * n_captured <= penalty),
             ("maximum_support", mistake * (left_total - n_captured) <= penalty),
             ("accurate_support", mistake * (n_captured - rule_mistakes) <= penalty)]
-        self.classify(search.best_objective)
+        self.classify()
 
-    def classify(self, best):
-        """Apply the tests at R^c = ``best``: which children fail which test (``failed``),
-        which are only counted (no better than R^c, stopped by an extension test), and the
-        rest, which the expansion inserts (``chosen``)."""
+    def first_masks(self, incumbent, row=None):
+        """Which children (of ``row``, or of every row) may come before the list of
+        antecedents ``incumbent`` in the result order (specs/rule-lists.md §6): (their own
+        list, a list extending them)."""
+        n = self.n_antecedents
+        prefixes = self.prefixes if row is None else [self.prefixes[row]]
+        limits = np.array([[first_limit(prefix, len(prefix) + extra, incumbent, n)
+                            for extra in (1, 2)] for prefix in prefixes]).reshape(-1, 2)
+        columns = np.arange(n)
+        own, extensions = (columns < limits[:, k:k + 1] for k in (0, 1))
+        return (own, extensions) if row is None else (own[0], extensions[0])
+
+    def classify(self):
+        """Apply the tests at the search's incumbent: which children fail which test
+        (``failed``), which are only counted (no list before the incumbent, stopped by an
+        extension test), and the rest, which the expansion inserts (``chosen``)."""
         search, bounds = self.search, self.search.bounds
-        self.best = best
-        tests = self.support_tests + [("lower_bound", self.bound >= best)]
+        self.incumbent = search.best_rule_list
+        best = search.best_objective
+        own_first, extensions_first = self.first_masks(search.best_rule_list[0])
+        tests = self.support_tests + [("lower_bound",
+                                       _no_list_first(self.bound, best, own_first))]
         alive = self.candidate.copy()
         self.failed = {}
         for name, fails in tests:
             if name in bounds or (name == "lower_bound" and "hierarchical" in bounds):
                 self.failed[name] = alive & fails
                 alive &= ~fails
-        self.extension_masks = search._extension_masks(self.bound, self.depths + 1, best)
+        self.extension_masks = search._extension_masks(self.bound, self.depths + 1, best,
+                                                       extensions_first)
         stopped = np.zeros(self.bound.shape, dtype=bool)
         for mask in self.extension_masks.values():
             stopped |= mask
-        # A child whose list is no better than R^c and that an extension test stops would only
-        # be counted by the reference engine; R^c can only fall, so deciding this with R^c at
-        # the start of the expansion is exact.
-        self.counted_only = alive & stopped & (self.objective >= best)
+        # A child whose list does not come before the incumbent and that an extension test
+        # stops would only be counted by the reference engine; later incumbents come earlier
+        # still, so deciding this with the incumbent at the start of the expansion is exact.
+        self.counted_only = alive & stopped & _no_list_first(self.objective, best, own_first)
         rows, columns = np.nonzero(alive & ~self.counted_only)
         self.ends = np.searchsorted(rows, np.arange(len(self.bound) + 1)).tolist()
         self.chosen_values = [columns.tolist()] + [
@@ -411,6 +439,30 @@ class _Children:
         statistics["lower_bound_evaluations"] += int(np.count_nonzero(evaluated))
         for name, fails in self.failed.items():
             statistics["pruned_" + name] += int(np.count_nonzero(fails[row] & evaluated))
+
+
+def first_limit(prefix, length, incumbent, n_antecedents):
+    """The children ``prefix + [s]`` for which a rule list of ``length`` or more rules that
+    starts with them may come before ``incumbent`` (antecedent indices) in dominance order
+    (:func:`optrules.reference.corels.may_come_first`) are those with s < this limit.
+
+    >>> first_limit([1], 2, [1, 5], 9), first_limit([1], 3, [1, 5, 2], 9)
+    (5, 6)
+    """
+    if length != len(incumbent):
+        return n_antecedents if length < len(incumbent) else 0
+    head = list(incumbent[:len(prefix)])
+    if prefix != head:
+        return n_antecedents if prefix < head else 0
+    next_antecedent = incumbent[len(prefix)]       # prefix + [s] against incumbent[:len + 1]
+    return next_antecedent + 1 if len(prefix) + 1 < length else next_antecedent
+
+
+def _no_list_first(bound, best, first):
+    """Elementwise :meth:`_BranchAndBound._no_list_first`: no list costing at least ``bound``
+    comes before the incumbent (of objective ``best``); ``first`` marks where lists tying it
+    may come first."""
+    return (bound > best) | ((bound == best) & ~first)
 
 
 def corels(dataset, lam, config):

@@ -177,8 +177,14 @@ class _BranchAndBound:
     def _queue_put(self, node, objective):
         """Add a prefix (whose list has this objective) to Alg. 2's queue Q, ordered by its
         policy's priority."""
-        heapq.heappush(self.queue, (_priority(self.config.policy, node, objective,
-                                              next(self.sequence)), node))
+        self._enqueue(_priority(self.config.policy, node, objective, 0)[:-1], node)
+
+    def _enqueue(self, priority, node):
+        """Queue a prefix at a priority without its last element, the insertion order (latest
+        first for DFS, as in :func:`_priority`)."""
+        sequence = next(self.sequence)
+        last = -sequence if self.config.policy == "dfs" else sequence
+        heapq.heappush(self.queue, (priority + (last,), node))
 
     def _queue_length(self):
         """Entries in the queue, including deleted prefixes not popped yet (they count towards
@@ -201,20 +207,32 @@ class _BranchAndBound:
                 del self.queued_bounds[key]
 
     def _extension_pruned_by(self, node):
-        """The bound proving no extension of this prefix beats R^c, or None.
+        """The bound proving no extension of this prefix comes before the incumbent, or None.
 
         Thm 1 with Thm 22 (and Lemma 2: every extension has at least one more rule), then
         Thm 4 (an optimal list beating R^c has fewer than R^c / λ rules).
         """
         bound = node.lower_bound + node.minority_bound
-        if "lookahead" in self.bounds and bound + self.rule_penalty >= self.best_objective:
+        if "lookahead" in self.bounds and \
+                self._no_list_first(bound + self.rule_penalty, node.prefix, node.depth + 1):
             return "lookahead"
+        # Extensions cost at least bound + λ, more than R^c when bound ≥ R^c: no tie.
         if "hierarchical" in self.bounds and bound >= self.best_objective:
             return "lower_bound"
-        if "prefix_length" in self.bounds and \
-                self.rule_penalty * (node.depth + 1) >= self.best_objective:
+        if "prefix_length" in self.bounds and self._no_list_first(
+                self.rule_penalty * (node.depth + 1), node.prefix, node.depth + 1):
             return "prefix_length"
         return None
+
+    def _no_list_first(self, bound, prefix, length):
+        """Whether no rule list of ``length`` or more rules that starts with the prefix
+        ``prefix()`` and costs at least ``bound`` comes before the incumbent in the result
+        order (specs/rule-lists.md §6): bound > R^c, or bound = R^c and every such list comes
+        after the incumbent in :func:`dominance_order`. (A list that ties R^c and comes first
+        replaces the incumbent, so the result does not depend on the search order.)"""
+        if bound != self.best_objective:
+            return bound > self.best_objective
+        return not may_come_first(prefix(), length, self.best_rule_list[0])
 
     # ----- main loop (Alg. 2) -------------------------------------------------------------
     def run(self, max_nodes, max_queue, budget, progress):
@@ -295,8 +313,10 @@ class _BranchAndBound:
         lower_bound = parent.lower_bound + rule_penalty + mistake * rule_mistakes
         remaining = not_captured ^ captured
         minority_bound = mistake * self.weight(remaining, self.minority_set)  # Thm 22, eq. 93
-        # Thm 1 with Thm 22: no rule list starting with this prefix can beat R^c.
-        if "hierarchical" in bounds and lower_bound + minority_bound >= self.best_objective:
+        # Thm 1 with Thm 22: no rule list starting with this prefix can beat R^c (or tie it
+        # and come first).
+        if "hierarchical" in bounds and self._no_list_first(
+                lower_bound + minority_bound, lambda: parent.prefix() + [s], parent.depth + 1):
             self.statistics["pruned_lower_bound"] += 1
             self._note(s, "lower_bound")
             return None
@@ -310,7 +330,8 @@ class _BranchAndBound:
     def _insert(self, parent, child, objective, captured, not_captured):
         """Update R^c if the child's list (of this objective) is better, then add the child to
         trie, map and queue."""
-        if objective < self.best_objective:                 # Alg. 2: strict improvement only
+        if objective < self.best_objective or objective == self.best_objective and \
+                may_come_first(child.prefix(), child.depth, self.best_rule_list[0]):
             self._update_incumbent(child, objective, not_captured ^ captured)
         reason = self._extension_pruned_by(child)
         if reason is not None:
@@ -361,14 +382,17 @@ class _BranchAndBound:
         return remaining
 
     def _update_incumbent(self, child, objective, remaining):
-        """R^c <- R(d) = ``objective``; then garbage-collect the trie (§5)."""
+        """R^c <- R(d) = ``objective``; then garbage-collect the trie (§5) if R^c fell (a tie
+        that comes first in the result order leaves every bound test as it was)."""
         self.statistics["incumbent_updates"] += 1
         _, default = _majority(self._class_weights(remaining, self.weight(remaining, self.all_samples)))
+        fell = objective < self.best_objective
         self.best_objective = objective
         path = child.parent.path() + [child]
         self.best_rule_list = ([node.antecedent for node in path],
                                [node.prediction for node in path], default)
-        self._garbage_collect(self.root)
+        if fell:
+            self._garbage_collect(self.root)
 
     def _garbage_collect(self, node):
         """Delete every subtree whose root cannot lead to a better rule list (§5)."""
@@ -462,28 +486,61 @@ class _BranchAndBound:
         work is proportional to the number of distinct bounds, not to the queue: a time limit
         is honoured to within one node expansion plus this summary.
         """
-        best, penalty = self.best_objective, self.rule_penalty
-        lower_bound = min([b + b0 + penalty for _, b, b0 in self.queued_bounds] + [best])
-        counts = collections.Counter()
-        for (depth, b, _), count in self.queued_bounds.items():
-            counts[depth, (best - b) // penalty] += count
-        remaining, n_antecedents = 0, len(self.antecedents)
-        for (depth, slack), count in counts.items():
-            if slack < 0:
-                continue                    # b(d_p) > R^c: eq. 22's inner sum is empty
-            free = n_antecedents - depth
-            term, permutations = 0, 1
-            for k in range(min(slack, free) + 1):
-                term += permutations
-                permutations *= free - k
-            remaining += count * term
-        return lower_bound, remaining
+        return queue_summary(self.queued_bounds, self.best_objective, self.rule_penalty,
+                             len(self.antecedents))
+
+    def queued_nodes(self):
+        """(priority without the insertion order, prefix) of the live queued prefixes."""
+        return [(priority[:-1], node) for priority, node in self.queue if not node.deleted]
+
+    def final_statistics(self):
+        """The search's counters, with the size of its symmetry map at the end."""
+        return dict(self.statistics, symmetry_map_size=len(self.symmetry_map))
+
+
+def queue_summary(queued_bounds, best, penalty, n_antecedents):
+    """(global lower bound, Thm 7's remaining search space) of queued prefixes counted by
+    (length, b, b_0) in ``queued_bounds``, at R^c = ``best`` and λ = ``penalty`` (scaled);
+    see :meth:`_BranchAndBound.queue_summary`."""
+    lower_bound = min([b + b0 + penalty for _, b, b0 in queued_bounds] + [best])
+    counts = collections.Counter()
+    for (depth, b, _), count in queued_bounds.items():
+        counts[depth, (best - b) // penalty] += count
+    remaining = 0
+    for (depth, slack), count in counts.items():
+        if slack < 0:
+            continue                    # b(d_p) > R^c: eq. 22's inner sum is empty
+        free = n_antecedents - depth
+        term, permutations = 0, 1
+        for k in range(min(slack, free) + 1):
+            term += permutations
+            permutations *= free - k
+        remaining += count * term
+    return lower_bound, remaining
 
 
 def dominance_order(prefix):
-    """Among equivalent prefixes of equal bound, the one kept: shorter first, then
-    lexicographically smaller (extending two prefixes by the same rules keeps their order)."""
+    """Among equivalent prefixes of equal bound, the one kept, and among optimal rule lists,
+    the one returned: shorter first, then lexicographically smaller antecedent indices
+    (extending two prefixes by the same rules keeps their order)."""
     return len(prefix), tuple(prefix)
+
+
+def may_come_first(prefix, length, incumbent):
+    """Whether a rule list of ``length`` or more rules whose first rules are ``prefix`` (a
+    list of antecedent indices, at most ``length`` of them) can come before the list of
+    antecedents ``incumbent`` in :func:`dominance_order`. Exact, except that a prefix equal
+    to the incumbent's beginning may (its completions are not examined).
+
+    >>> may_come_first([2], 2, [1, 5]), may_come_first([1], 2, [1, 5])
+    (False, True)
+    >>> may_come_first([0, 9], 3, [1, 5])       # three rules come after two
+    False
+    """
+    if length != len(incumbent):
+        return length < len(incumbent)
+    head = list(incumbent[:len(prefix)])
+    return prefix < head or (prefix == head and len(prefix) < length)
 
 
 def _weight_planes(weights):
@@ -547,9 +604,10 @@ def corels(dataset, lam, config):
 
     Notes
     -----
-    Children are evaluated in antecedent order; the queue breaks priority ties by insertion
-    order; the incumbent changes only on strict improvement. The result is therefore
-    deterministic: among equally good lists, the first one found under the policy's order.
+    Among equally good lists the result is the first in :func:`dominance_order` (fewest
+    rules, then the smallest antecedent indices), whatever the policy, map or bound switches:
+    a list that ties R^c replaces the incumbent when it comes first, and the bound tests prune
+    at equality only the lists that come after it (specs/rule-lists.md §6).
     """
     start = time.perf_counter()
     return search_result(_BranchAndBound(dataset, lam, config), dataset, lam, config, start)
@@ -567,7 +625,7 @@ def search_result(search, dataset, lam, config, start):
     scale = lam.denominator * search.total_weight
     objective = Fraction(search.best_objective, scale)
     lower_bound, remaining = search.queue_summary() if stop else (search.best_objective, 0)
-    statistics = dict(search.statistics, symmetry_map_size=len(search.symmetry_map))
+    statistics = search.final_statistics()
     mistaken_units = (search.best_objective - search.rule_penalty * len(prefix)) // search.mistake
     return RuleListResult(
         rule_list=rule_list, objective=objective,

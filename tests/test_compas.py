@@ -124,5 +124,5 @@ def test_estimator_mines_at_lambda_and_finds_the_published_optimum(compas_table)
     model = RuleListClassifier(lam="0.015").fit(features, y)
     assert model.n_antecedents_ == 137
     assert model.status_ == "optimal" and model.objective_ == OPTIMA["0.015"][0]
-    assert str(model.rule_list_) == ("if {sex:Male,juvenile-crimes:>0} then 1\n"
-                                     "elif {priors:>3} then 1\nelse 0")
+    assert str(model.rule_list_) == ("if {priors:>3} then 1\n"
+                                     "elif {sex:Male,juvenile-crimes:>0} then 1\nelse 0")

@@ -61,6 +61,11 @@ def rule_list_instances(draw, weighted=None, n_classes=None):
                                    sample_weight=weights), lam
 
 
+def antecedent_indices(result, data):
+    """The antecedent indices of a result's rules, in list order."""
+    return tuple(data.antecedent_names.index(rule.antecedent) for rule in result.rule_list.rules)
+
+
 class RuleListSearchTests:
     engine = None
 
@@ -91,22 +96,28 @@ class RuleListSearchTests:
 
     @given(rule_list_instances())
     def test_optimum_equals_enumeration_with_each_bound_switched_off(self, instance):
+        """The optimum, and among optimal lists the first in the result order (fewest rules,
+        then smallest antecedent indices: specs/rule-lists.md §6), with or without each
+        bound."""
         data, lam = instance
-        optimum, _ = optimal_rule_list(RuleListInstance.from_dataset(data, lam))
+        optimum, first = optimal_rule_list(RuleListInstance.from_dataset(data, lam))
         for disabled in [()] + [(name,) for name in BOUNDS]:
             result = self.fit(data, lam, disabled_bounds=disabled)
             assert result.status == "optimal"
             assert result.objective == optimum, f"{self.engine} without {disabled}"
             assert result.lower_bound == optimum
+            assert antecedent_indices(result, data) == first, f"{self.engine} w/o {disabled}"
 
     @given(rule_list_instances())
     def test_optimum_equals_enumeration_for_every_policy_and_map(self, instance):
         data, lam = instance
-        optimum, _ = optimal_rule_list(RuleListInstance.from_dataset(data, lam))
+        optimum, first = optimal_rule_list(RuleListInstance.from_dataset(data, lam))
         for policy in POLICIES:
             for symmetry_map in SYMMETRY_MAPS:
                 result = self.fit(data, lam, policy=policy, symmetry_map=symmetry_map)
                 assert result.objective == optimum, f"{self.engine} {policy} {symmetry_map}"
+                assert antecedent_indices(result, data) == first, \
+                    f"{self.engine} {policy} {symmetry_map}"
 
     @given(rule_list_instances())
     def test_invariant_to_sample_order_and_duplicated_samples(self, instance):

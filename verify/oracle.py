@@ -39,7 +39,8 @@ def optimal_rule_list(instance):
     -------
     objective : Fraction
     prefix : tuple of int
-        Antecedent indices of one optimal list (the first found in enumeration order).
+        Antecedent indices of the optimal list that comes first in the result order of
+        specs/rule-lists.md §6: fewest rules, then lexicographically smallest indices.
 
     Raises
     ------
@@ -85,7 +86,8 @@ def optimal_rule_list(instance):
             with_rule = prefix_mistakes + mistakes(captured)
             rest = uncaptured - captured
             objective = (with_rule + mistakes(rest)) / total + lam * (len(prefix) + 1)
-            if objective < best:
+            if objective < best or objective == best and \
+                    (len(prefix) + 1, prefix + (m,)) < (len(best_prefix), best_prefix):
                 best, best_prefix = objective, prefix + (m,)
             stack.append((prefix + (m,), rest, with_rule))
     return best, best_prefix
