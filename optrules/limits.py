@@ -36,6 +36,7 @@ STOP_STATUSES = {
     "time-limit": "the time limit was reached",
     "memory-limit": "the memory cap was reached",
     "interrupted": "interrupted by a signal",
+    "cluster-lost": "the Dask cluster of a distributed search failed",
 }
 
 

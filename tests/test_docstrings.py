@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 PACKAGES = ("optrules", "optrules.data", "optrules.rule_lists", "optrules.rule_boosting",
-            "optrules.boosted_rules", "optrules.compressed_rules", "optrules.plot", "optrules.cli",
+            "optrules.boosted_rules", "optrules.compressed_rules", "optrules.plot",
+            "optrules.distributed", "optrules.cli",
             "optrules.reference", "optrules.fast", "optrules.verify")
 MODULES = sorted(set(PACKAGES) | {
     info.name for package in PACKAGES

@@ -13,6 +13,7 @@ import numpy as np
 
 from optrules.data import bitset
 from optrules.data.binary_dataset import BinaryDataset
+from optrules.distributed.cluster import cluster_parameters
 from optrules.limits import Budget, interruptible, memory_cap
 from optrules.progress import ProgressLine
 from optrules.rule_lists.equivalent_points import check_minority, minority_bits
@@ -100,7 +101,7 @@ def fit_rule_list(dataset, lam, *, sample_weight=None, engine="fast",
                   policy="lower-bound", symmetry_map="prefix", disabled_bounds=(),
                   max_nodes=None, max_queue=None, time_limit=None, max_memory="auto",
                   progress=None, budget=None, certificate=None, trace=None,
-                  trace_interval=0.1):
+                  trace_interval=0.1, n_workers=None, scheduler=None):
     """Find a certifiably optimal rule list (CORELS objective).
 
     Minimises R(d) = mistakes(d)/N + λ·K(d) over all rule lists d of K distinct antecedents
@@ -157,6 +158,13 @@ def fit_rule_list(dataset, lam, *, sample_weight=None, engine="fast",
         Least seconds between the trace's records, and at least 20 times the last record's
         cost, so that records take about 5% of the search (0: a record per expanded prefix);
         a new incumbent and the end are always recorded.
+    n_workers : int >= 1, optional
+        Spread the search over a local Dask cluster of this many processes (needs the extra
+        ``optrules[distributed]``; specs/distributed.md). Same objective and rule list as one
+        process; counters are sums over its tasks.
+    scheduler : str, optional
+        Spread the search over the Dask cluster whose scheduler listens at this address
+        (``"tcp://host:8786"``) instead.
 
     Returns
     -------
@@ -206,6 +214,10 @@ def fit_rule_list(dataset, lam, *, sample_weight=None, engine="fast",
         "max_memory": max_memory, "progress": progress, "disabled_bounds": disabled_bounds,
         "certificate": certificate, "trace": trace, "trace_interval": trace_interval},
         "fit_rule_list")
+    cluster = cluster_parameters(n_workers, scheduler, "fit_rule_list")
+    if cluster is not None and given["certificate"] is not None:
+        raise ValueError("fit_rule_list: a distributed search (n_workers, scheduler) writes no "
+                         "search certificate yet; run it in one process for a certificate.")
     if sample_weight is not None:
         dataset = dataset.with_weights(sample_weight)
     if budget is not None and not isinstance(budget, Budget):
@@ -231,7 +243,11 @@ def fit_rule_list(dataset, lam, *, sample_weight=None, engine="fast",
         config = replace(config, progress=trace)
     try:
         with interruptible():
-            result = engine_module.corels(dataset, given["lam"], config)
+            if cluster is None:
+                result = engine_module.corels(dataset, given["lam"], config)
+            else:
+                result = _distributed_corels(dataset, given["lam"], config, given["engine"],
+                                             cluster)
     except BaseException:
         if config.certificate is not None:
             config.certificate.discard()
@@ -244,6 +260,13 @@ def fit_rule_list(dataset, lam, *, sample_weight=None, engine="fast",
     if config.certificate is not None:
         _finish_certificate(config, dataset, result, given["engine"])
     return result
+
+
+def _distributed_corels(dataset, lam, config, engine, cluster):
+    """The search on ``cluster``'s workers (optrules.distributed.rule_lists)."""
+    from optrules.distributed import rule_lists
+    with cluster.client() as client:
+        return rule_lists.corels(dataset, lam, config, engine, rule_lists.OnDask(client))
 
 
 def _trace_header(dataset, given):

@@ -1,0 +1,117 @@
+"""Where a distributed search runs (a local cluster of processes or a scheduler's address),
+and the incumbent its tasks share.
+
+Examples
+--------
+>>> cluster_parameters(None, None, "fit_rule_list") is None      # one process
+True
+>>> cluster_parameters(2, None, "fit_rule_list")
+Cluster(n_workers=2, scheduler=None)
+"""
+
+import contextlib
+import logging
+from dataclasses import dataclass
+
+__all__ = ["Cluster", "DistributedUnavailable", "SearchHub", "cluster_parameters"]
+
+_INSTALL = "pip install 'optrules[distributed]'"
+
+#: Dask settings of the local cluster's workers: no statistical profiler, whose thread samples
+#: every worker's stack 100 times a second and takes the interpreter lock from the search each
+#: time (measured: a COMPAS search ran about twice as long with it). Give a remote cluster's
+#: workers the same settings (specs/distributed.md).
+QUIET_WORKERS = {"distributed.worker.profile.enabled": False,
+                 "distributed.admin.system-monitor.gil.enabled": False}
+
+
+class DistributedUnavailable(ImportError):
+    """``n_workers`` or ``scheduler`` was given without Dask distributed installed."""
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """A local cluster of ``n_workers`` processes (one thread each), or the cluster whose
+    scheduler listens at ``scheduler`` (``"tcp://host:8786"``)."""
+
+    n_workers: int | None = None
+    scheduler: str | None = None
+
+    @contextlib.contextmanager
+    def client(self):
+        """A Dask client of this cluster (a local cluster is started and closed with it)."""
+        try:
+            import dask
+            from distributed import Client, LocalCluster
+        except ImportError as error:
+            raise DistributedUnavailable(
+                f"a distributed search needs Dask distributed: {_INSTALL}") from error
+        if self.scheduler is not None:
+            with Client(self.scheduler, timeout="30s") as client:
+                yield client
+            return
+        with dask.config.set(QUIET_WORKERS), \
+                LocalCluster(n_workers=self.n_workers, threads_per_worker=1, processes=True,
+                             dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
+                Client(cluster) as client:
+            yield client
+
+
+def cluster_parameters(n_workers, scheduler, owner):
+    """The :class:`Cluster` that ``n_workers``/``scheduler`` ask for, or None for one process;
+    TypeError/ValueError naming the parameter and ``owner`` otherwise."""
+    if n_workers is not None and (isinstance(n_workers, bool) or not isinstance(n_workers, int)):
+        raise TypeError(f"The 'n_workers' parameter of {owner} must be an int >= 1 or None. "
+                        f"Got {n_workers!r} instead.")
+    if n_workers is not None and n_workers < 1:
+        raise ValueError(f"The 'n_workers' parameter of {owner} must be an int >= 1 or None. "
+                         f"Got {n_workers!r} instead.")
+    if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
+        raise TypeError(f"The 'scheduler' parameter of {owner} must be a scheduler address "
+                        f"such as 'tcp://host:8786', or None. Got {scheduler!r} instead.")
+    if n_workers is not None and scheduler is not None:
+        raise ValueError(f"{owner}: give 'n_workers' (a local cluster) or 'scheduler' (an "
+                         "existing cluster), not both.")
+    if n_workers is None and scheduler is None:
+        return None
+    return Cluster(n_workers, scheduler)
+
+
+class SearchHub:
+    """What the tasks of one search share, held by a Dask actor: the best model offered so far,
+    a log of batches of symmetry-map entries (or any facts that only prune), each task
+    reading the batches of the others that it has not seen, and whether the coordinator wants
+    the running tasks to hand back their frontiers (a worker is idle).
+
+    The best is a pair (result order key, model); an offer replaces it only if its key is
+    smaller, so a late, worse offer never replaces a better one.
+
+    Examples
+    --------
+    >>> hub = SearchHub(((5,), "five"))
+    >>> hub.exchange("a", ((3,), "three"), [("k", 1)], 0)
+    (((3,), 'three'), [], 1, False)
+    >>> hub.exchange("b", None, [], 0)
+    (((3,), 'three'), [[('k', 1)]], 1, False)
+    """
+
+    def __init__(self, best):
+        self.best = best
+        self.batches = []                          # (origin, batch)
+        self.split_wanted = False
+
+    def want_split(self, wanted):
+        """Ask the running tasks to hand back their frontiers (or to stop asking)."""
+        self.split_wanted = wanted
+
+    def exchange(self, origin, offer, batch, cursor):
+        """Offer ``offer`` (or None) and the batch of entries ``batch`` from ``origin``;
+        returns the best, the other origins' batches after ``cursor`` (none if it is None),
+        the new cursor and whether a split is wanted."""
+        if offer is not None and offer[0] < self.best[0]:
+            self.best = offer
+        if batch:
+            self.batches.append((origin, batch))
+        news = [] if cursor is None else \
+            [entries for source, entries in self.batches[cursor:] if source != origin]
+        return self.best, news, len(self.batches), self.split_wanted

@@ -1,0 +1,191 @@
+"""Distributed rule-list search (specs/distributed.md): the same optimum and the same rule list
+as one process, with tasks cut after every prefix in this process, and on a local Dask
+cluster of two processes, also when a worker is killed mid-run or the cluster dies."""
+
+import logging
+import os
+import signal
+from fractions import Fraction
+
+import dask
+import pytest
+from distributed import Client, LocalCluster
+from hypothesis import given, settings, strategies as st
+
+from optrules.data.binary_dataset import BinaryDataset
+from optrules.data.corels_files import load_corels
+from optrules.distributed import rule_lists as distributed
+from optrules.distributed.cluster import QUIET_WORKERS, SearchHub, cluster_parameters
+from optrules.rule_lists.fit import (BOUNDS, POLICIES, SYMMETRY_MAPS, SearchConfig,
+                                     _with_sound_minority, fit_rule_list)
+from optrules.verify.instances import RuleListInstance
+from optrules.verify.oracle import optimal_rule_list
+from optrules.verify.rescore import rescore_rule_list
+from test_rule_list_search import rule_list_instances
+
+
+def rules(result):
+    """A result's list as (antecedent, prediction) pairs and the default."""
+    return [(rule.antecedent, rule.prediction) for rule in result.rule_list.rules], \
+        result.rule_list.default
+
+
+def rescored(data, result):
+    return rescore_rule_list(RuleListInstance.from_dataset(data, result.lam), result.rule_list,
+                             data.classes).objective
+
+
+@given(rule_list_instances(), st.sampled_from(POLICIES), st.sampled_from(SYMMETRY_MAPS),
+       st.sets(st.sampled_from(sorted(BOUNDS)), max_size=2), st.sampled_from(["fast",
+                                                                              "reference"]))
+def test_tasks_cut_after_every_prefix_find_the_one_process_list(instance, policy, symmetry_map,
+                                                                 disabled, engine):
+    """Each task expands one prefix and hands its queue back: every prefix is seeded into a
+    new task, with the incumbent and symmetry entries of the others."""
+    data, lam = instance
+    options = dict(policy=policy, symmetry_map=symmetry_map, disabled_bounds=disabled)
+    one = fit_rule_list(data, lam, engine=engine, **options)
+    config = SearchConfig(policy=policy, symmetry_map=symmetry_map,
+                          bounds=frozenset(BOUNDS) - disabled)
+    data = _with_sound_minority(data) if "equivalent_points" not in disabled else data
+    executor = distributed.InProcess(time_slice=0, split=True)
+    result = distributed.corels(data, one.lam, config, engine, executor)
+    assert result.status == "optimal" and result.lower_bound == result.objective
+    assert (result.objective, rules(result)) == (one.objective, rules(one))
+    assert rescored(data, result) == result.objective
+    assert all(nodes <= 1 for *_, nodes in executor.completed)
+    assert len(executor.completed) >= result.nodes_expanded
+    assert result.statistics["tasks"] == len(executor.completed)
+
+
+@given(rule_list_instances(), st.integers(1, 12))
+def test_a_node_limit_keeps_the_exact_gap(instance, max_nodes):
+    data, lam = instance
+    optimum, _ = optimal_rule_list(RuleListInstance.from_dataset(data, lam))
+    config = SearchConfig(max_nodes=max_nodes)
+    result = distributed.corels(_with_sound_minority(data), lam, config, "fast",
+                                distributed.InProcess(time_slice=0, split=True))
+    assert result.lower_bound <= optimum <= result.objective == rescored(data, result)
+    assert (result.status == "optimal") == (result.objective == result.lower_bound) or \
+        result.status == "node-limit"
+    if result.status == "node-limit":
+        assert result.nodes_expanded >= max_nodes
+
+
+def test_the_hub_keeps_the_best_offer_and_returns_the_others_batches():
+    hub = SearchHub(((10,), "ten"))
+    assert hub.exchange("a", ((12,), "twelve"), b"x", 0) == (((10,), "ten"), [], 1, False)
+    hub.want_split(True)
+    assert hub.exchange("b", ((7,), "seven"), b"y", 0) == (((7,), "seven"), [b"x"], 2, True)
+    assert hub.exchange("a", None, None, 1) == (((7,), "seven"), [b"y"], 2, True)
+    assert hub.exchange("coordinator", None, None, None) == (((7,), "seven"), [], 2, True)
+
+
+@pytest.mark.parametrize("n_workers, scheduler, error, text", [
+    (0, None, ValueError, "'n_workers' parameter of f must be an int >= 1"),
+    (True, None, TypeError, "'n_workers' parameter of f must be an int >= 1"),
+    (1.5, None, TypeError, "'n_workers'"),
+    (None, "", TypeError, "'scheduler' parameter of f must be a scheduler address"),
+    (None, 8786, TypeError, "'scheduler'"),
+    (2, "tcp://localhost:8786", ValueError, "not both")])
+def test_cluster_parameters_are_checked(n_workers, scheduler, error, text):
+    with pytest.raises(error, match=text):
+        cluster_parameters(n_workers, scheduler, "f")
+
+
+def tiny():
+    return BinaryDataset.from_bits(["a", "b"], [[1, 1, 0, 0], [0, 1, 1, 0]], [1, 1, 0, 0]), \
+        "1/10"
+
+
+def test_a_distributed_search_writes_no_certificate_yet(tmp_path):
+    data, lam = tiny()
+    with pytest.raises(ValueError, match="writes no search certificate yet"):
+        fit_rule_list(data, lam, n_workers=2, certificate=tmp_path / "c.jsonl")
+
+
+# ----- on a local cluster of two worker processes -------------------------------------------
+
+@pytest.fixture(scope="module")
+def cluster():
+    with dask.config.set(QUIET_WORKERS), \
+            LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                         dashboard_address=":0", silence_logs=logging.ERROR) as local:
+        yield local
+
+
+@pytest.fixture(scope="module")
+def compas(compas_dir):
+    return load_corels(compas_dir / "compas_train.out", compas_dir / "compas_train.label",
+                       compas_dir / "compas_train.minor")
+
+
+@settings(max_examples=8)
+@given(rule_list_instances())
+def test_on_two_workers_the_optimum_and_list_are_the_one_process_ones(cluster, instance):
+    data, lam = instance
+    one = fit_rule_list(data, lam)
+    result = fit_rule_list(data, lam, scheduler=cluster.scheduler_address)
+    assert result.status == "optimal"
+    assert (result.objective, rules(result)) == (one.objective, rules(one))
+    assert rescored(data, result) == result.objective
+
+
+@pytest.mark.slow
+def test_compas_on_two_workers(cluster, compas):
+    """COMPAS λ = 0.015: the published optimum and the one-process list."""
+    one = fit_rule_list(compas, "0.015")
+    result = fit_rule_list(compas, "0.015", scheduler=cluster.scheduler_address)
+    assert result.status == "optimal" and str(result.objective) == "245267/648900"
+    assert rules(result) == rules(one)
+    assert sum(result.statistics["nodes_by_worker"].values()) == result.nodes_expanded
+
+
+def test_n_workers_starts_a_local_cluster():
+    data, lam = tiny()
+    result = fit_rule_list(data, lam, n_workers=2)
+    assert result.status == "optimal" and str(result.objective) == "1/10"
+    assert result.statistics["tasks"] >= 1
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_run_does_not_change_the_answer(cluster, compas):
+    """COMPAS λ = 0.01 (about 100 000 prefixes): once the first tasks run on both workers,
+    one worker process is killed; Dask runs its task again and the answer is unchanged."""
+    one = fit_rule_list(compas, "0.01")
+    with Client(cluster) as client:
+        killed = []
+
+        def kill_one_worker(nodes_expanded, describe):
+            if not killed and nodes_expanded > 0:           # after the first task
+                pids = client.run(os.getpid)
+                address, pid = sorted(pids.items())[0]
+                os.kill(pid, signal.SIGKILL)
+                killed.append(address)
+
+        result = fit_rule_list(compas, "0.01", scheduler=cluster.scheduler_address,
+                               progress=kill_one_worker)
+    assert killed
+    assert result.status == "optimal"
+    assert (result.objective, rules(result)) == (one.objective, rules(one))
+    assert len(result.statistics["nodes_by_worker"]) == 2       # both worked
+
+
+def test_a_cluster_that_dies_returns_the_best_list_with_its_exact_gap(compas):
+    """The whole cluster closes after the first task: status "cluster-lost", never optimal,
+    and the gap covers every prefix the lost tasks had (COMPAS λ = 0.01)."""
+    with dask.config.set(QUIET_WORKERS), \
+            LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                         dashboard_address=":0", silence_logs=logging.CRITICAL) as doomed, \
+            Client(doomed) as client:
+        def close_the_cluster(nodes_expanded, describe):
+            if nodes_expanded > 0 and doomed.status.name == "running":
+                doomed.close()
+
+        config = SearchConfig(progress=close_the_cluster)
+        result = distributed.corels(_with_sound_minority(compas), Fraction(1, 100), config,
+                                    "fast", distributed.OnDask(client))
+    assert result.status == "cluster-lost"
+    assert result.lower_bound < result.objective
+    assert result.lower_bound <= Fraction(119389, 324450) <= result.objective == \
+        rescored(compas, result)
