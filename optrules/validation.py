@@ -457,6 +457,21 @@ class FilePath(_Constraint):
         return "a file name"
 
 
+class SchedulerAddress(_Constraint):
+    """A Dask scheduler's address: a non-empty string such as ``"tcp://host:8786"``."""
+
+    def accepts(self, value):
+        return isinstance(value, str)
+
+    def resolve(self, name, value, owner):
+        if not value.strip():
+            raise ValueError(f"{_where(name, owner)} must be {self}; got an empty string.")
+        return value
+
+    def __str__(self):
+        return "a scheduler address such as 'tcp://host:8786'"
+
+
 class Callable(_Constraint):
     """Any callable."""
 

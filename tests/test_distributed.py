@@ -2,6 +2,7 @@
 as one process, with tasks cut after every prefix in this process, and on a local Dask
 cluster of two processes, also when a worker is killed mid-run or the cluster dies."""
 
+import json
 import logging
 import os
 import signal
@@ -15,7 +16,7 @@ from hypothesis import given, settings, strategies as st
 from optrules.data.binary_dataset import BinaryDataset
 from optrules.data.corels_files import load_corels
 from optrules.distributed import rule_lists as distributed
-from optrules.distributed.cluster import QUIET_WORKERS, SearchHub, cluster_parameters
+from optrules.distributed.cluster import QUIET_WORKERS, SearchHub
 from optrules.rule_lists.fit import (BOUNDS, POLICIES, SYMMETRY_MAPS, SearchConfig,
                                      _with_sound_minority, fit_rule_list)
 from optrules.verify.instances import RuleListInstance
@@ -82,15 +83,16 @@ def test_the_hub_keeps_the_best_offer_and_returns_the_others_batches():
 
 
 @pytest.mark.parametrize("n_workers, scheduler, error, text", [
-    (0, None, ValueError, "'n_workers' parameter of f must be an int >= 1"),
-    (True, None, TypeError, "'n_workers' parameter of f must be an int >= 1"),
+    (0, None, ValueError, "'n_workers' parameter of fit_rule_list must be a positive integer"),
+    (True, None, TypeError, "'n_workers' parameter of fit_rule_list must be"),
     (1.5, None, TypeError, "'n_workers'"),
-    (None, "", TypeError, "'scheduler' parameter of f must be a scheduler address"),
+    (None, " ", ValueError, "'scheduler' parameter of fit_rule_list must be a scheduler addr"),
     (None, 8786, TypeError, "'scheduler'"),
     (2, "tcp://localhost:8786", ValueError, "not both")])
 def test_cluster_parameters_are_checked(n_workers, scheduler, error, text):
+    data, lam = tiny()
     with pytest.raises(error, match=text):
-        cluster_parameters(n_workers, scheduler, "f")
+        fit_rule_list(data, lam, n_workers=n_workers, scheduler=scheduler)
 
 
 def tiny():
@@ -189,3 +191,38 @@ def test_a_cluster_that_dies_returns_the_best_list_with_its_exact_gap(compas):
     assert result.lower_bound < result.objective
     assert result.lower_bound <= Fraction(119389, 324450) <= result.objective == \
         rescored(compas, result)
+
+
+def test_the_command_line_and_the_estimator_search_on_the_cluster(cluster, compas_dir, capsys):
+    from optrules import RuleListClassifier
+    from optrules.cli import main
+    files = ["--corels-out", str(compas_dir / "compas_train.out"), "--corels-label",
+             str(compas_dir / "compas_train.label")]
+    outputs = []
+    for where in ([], ["--scheduler", cluster.scheduler_address]):
+        assert main(["rulelist", *files, "--lam", "0.015", "--json", "--quiet", *where]) == 0
+        outputs.append(json.loads(capsys.readouterr().out))
+    assert [(out["objective"], out["rules"], out["status"]) for out in outputs[1:]] == \
+        [(outputs[0]["objective"], outputs[0]["rules"], "optimal")]
+    assert "nodes_by_worker" in outputs[1]["statistics"]
+    X = {"sex": ["M", "M", "F", "F", "M", "F"], "priors": [5, 0, 4, 0, 7, 1]}
+    y = [1, 0, 0, 0, 1, 0]
+    one, two = (RuleListClassifier(lam=0.05, min_support=0, scheduler=address).fit(X, y)
+                for address in (None, cluster.scheduler_address))
+    assert str(two.rule_list_) == str(one.rule_list_) and two.objective_ == one.objective_
+    assert two.get_params()["scheduler"] == cluster.scheduler_address
+
+
+@pytest.mark.slow
+def test_limits_stop_the_tasks_too(cluster, compas):
+    """A node or time limit is shared among the running tasks, so the search stops near it,
+    with the exact gap (COMPAS λ = 0.01 takes about 100 000 prefixes)."""
+    optimum = Fraction(119389, 324450)
+    by_nodes = fit_rule_list(compas, "0.01", scheduler=cluster.scheduler_address,
+                             max_nodes=3000)
+    assert by_nodes.status == "node-limit" and 3000 <= by_nodes.nodes_expanded <= 3001
+    by_time = fit_rule_list(compas, "0.01", scheduler=cluster.scheduler_address,
+                            time_limit=1.5)
+    assert by_time.status == "time-limit" and by_time.seconds < 4
+    for result in (by_nodes, by_time):
+        assert result.lower_bound <= optimum <= result.objective == rescored(compas, result)

@@ -108,12 +108,24 @@ def add_rulelist_arguments(parser):
                         help="memory limit: stop when more than N prefixes are queued")
     add_limit_arguments(search, "stop with the best list so far and its exact gap after SEC "
                                 "seconds of the whole command (reading and mining included)")
+    add_cluster_arguments(search)
     output = parser.add_argument_group("output")
     output.add_argument("--json", action="store_true", help="print one JSON object")
     output.add_argument("--save-model", metavar="FILE",
                         help="write the model as JSON (optrules predict and load_model read "
                              "it)")
     add_progress_arguments(output)
+
+
+def add_cluster_arguments(group):
+    """``--workers N`` / ``--scheduler ADDRESS``: a distributed search (Dask)."""
+    where = group.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=positive_int, metavar="N", dest="n_workers",
+                       help="spread the search over a local Dask cluster of N processes (needs "
+                            "optrules[distributed]); the same answer as one process")
+    where.add_argument("--scheduler", metavar="ADDRESS",
+                       help="spread the search over the Dask cluster whose scheduler listens "
+                            "at ADDRESS (tcp://host:8786)")
 
 
 def add_rule_list_data_arguments(parser):
@@ -163,7 +175,7 @@ def rule_list_estimator(args):
         max_nodes=args.max_nodes, max_queue=args.max_queue, time_limit=remaining_time(args),
         max_memory=args.max_memory, disabled_bounds=tuple(args.disable_bound), engine=args.engine,
         verbose=verbosity(args), certificate=getattr(args, "search_certificate", None),
-        trace=getattr(args, "trace", None))
+        trace=getattr(args, "trace", None), n_workers=args.n_workers, scheduler=args.scheduler)
 
 
 def add_progress_arguments(group):

@@ -13,14 +13,16 @@ import contextlib
 import logging
 from dataclasses import dataclass
 
-__all__ = ["Cluster", "DistributedUnavailable", "SearchHub", "cluster_parameters"]
+from optrules.validation import Integer, SchedulerAddress
+
+__all__ = ["Cluster", "CLUSTER_CONSTRAINTS", "DistributedUnavailable", "SearchHub",
+           "cluster_parameters"]
 
 _INSTALL = "pip install 'optrules[distributed]'"
 
 #: Dask settings of the local cluster's workers: no statistical profiler, whose thread samples
-#: every worker's stack 100 times a second and takes the interpreter lock from the search each
-#: time (measured: a COMPAS search ran about twice as long with it). Give a remote cluster's
-#: workers the same settings (specs/distributed.md).
+#: each worker's stack 100 times a second, taking the interpreter lock from the search each
+#: time. Give a remote cluster's workers the same settings (specs/distributed.md).
 QUIET_WORKERS = {"distributed.worker.profile.enabled": False,
                  "distributed.admin.system-monitor.gil.enabled": False}
 
@@ -58,23 +60,18 @@ class Cluster:
 
 
 def cluster_parameters(n_workers, scheduler, owner):
-    """The :class:`Cluster` that ``n_workers``/``scheduler`` ask for, or None for one process;
-    TypeError/ValueError naming the parameter and ``owner`` otherwise."""
-    if n_workers is not None and (isinstance(n_workers, bool) or not isinstance(n_workers, int)):
-        raise TypeError(f"The 'n_workers' parameter of {owner} must be an int >= 1 or None. "
-                        f"Got {n_workers!r} instead.")
-    if n_workers is not None and n_workers < 1:
-        raise ValueError(f"The 'n_workers' parameter of {owner} must be an int >= 1 or None. "
-                         f"Got {n_workers!r} instead.")
-    if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
-        raise TypeError(f"The 'scheduler' parameter of {owner} must be a scheduler address "
-                        f"such as 'tcp://host:8786', or None. Got {scheduler!r} instead.")
+    """The :class:`Cluster` that validated ``n_workers``/``scheduler`` ask for, or None for
+    one process; ValueError naming ``owner`` if both are given."""
     if n_workers is not None and scheduler is not None:
         raise ValueError(f"{owner}: give 'n_workers' (a local cluster) or 'scheduler' (an "
                          "existing cluster), not both.")
     if n_workers is None and scheduler is None:
         return None
     return Cluster(n_workers, scheduler)
+
+
+#: The parameters of a distributed search, as :mod:`optrules.validation` constraints.
+CLUSTER_CONSTRAINTS = {"n_workers": [Integer(1), None], "scheduler": [SchedulerAddress(), None]}
 
 
 class SearchHub:

@@ -37,7 +37,7 @@ from optrules.rule_lists.fit import SearchConfig
 from optrules.reference.corels import (_BranchAndBound, _Node, dominance_order,
                                        queue_summary, search_result)
 
-__all__ = ["corels", "InProcess", "OnDask", "Prefix", "TaskResult", "run_task"]
+__all__ = ["corels", "InProcess", "OnDask", "Prefix", "TaskLimits", "TaskResult", "run_task"]
 
 #: Least seconds a task searches before it hands its frontier back when a worker is idle; the
 #: first task (the empty prefix) searches less, so that the other workers get work soon.
@@ -326,10 +326,21 @@ class _HubLink:
         return best, [pickle.loads(batch) for batch in news], split
 
 
-def run_task(dataset, lam, config, engine, frontier, best, time_slice, hub=None,
+@dataclass(frozen=True)
+class TaskLimits:
+    """When a task hands its queue back: after ``time_slice`` seconds if a worker is idle
+    (None: never for that reason), after ``max_nodes`` expansions, or ``seconds_left`` seconds
+    (the search's own limits, shared among the tasks; None: none)."""
+
+    time_slice: float | None
+    max_nodes: int | None = None
+    seconds_left: float | None = None
+
+
+def run_task(dataset, lam, config, engine, frontier, best, limits, hub=None,
              search_name=None):
-    """One task: search from ``frontier`` at incumbent ``best`` for ``time_slice`` seconds
-    (None: to the end) with ``engine``'s search, sharing through ``hub`` when given (a
+    """One task: search from ``frontier`` at incumbent ``best`` within ``limits``
+    (:class:`TaskLimits`) with ``engine``'s search, sharing through ``hub`` when given (a
     :class:`~optrules.distributed.cluster.SearchHub`, or its actor's worker address and key;
     the search's name keys the worker's cache). ``dataset`` is compressed
     (:func:`optrules.fast.corels.compressed`)."""
@@ -343,7 +354,8 @@ def run_task(dataset, lam, config, engine, frontier, best, time_slice, hub=None,
     with single_blas_thread():
         search = _SUBTREE_SEARCHES[_engine(dataset, lam, engine)](dataset, lam, config,
                                                                   frontier, best, link)
-        nodes, stop = search.run(None, None, _Slice(search, time_slice), search.exchange)
+        nodes, stop = search.run(limits.max_nodes, None, _Slice(search, limits),
+                                 search.exchange)
         if link is not None:
             search.share(wait=True)            # the last entries, for the other tasks
         left = [] if stop is None else frontier_of(search)
@@ -355,16 +367,21 @@ def run_task(dataset, lam, config, engine, frontier, best, time_slice, hub=None,
 
 
 class _Slice:
-    """A task's budget: it stops once it has searched ``time_slice`` seconds (None: never)
-    and expanded a prefix, if the coordinator wants a split (some worker is idle)."""
+    """A task's budget (:class:`TaskLimits`): it stops once it has searched its time slice and
+    expanded a prefix, if the coordinator wants a split (some worker is idle), and when the
+    search's time is up."""
 
-    def __init__(self, search, time_slice):
-        self.search = search
-        self.end = None if time_slice is None else time.perf_counter() + time_slice
+    def __init__(self, search, limits):
+        self.search, now = search, time.perf_counter()
+        self.end = None if limits.time_slice is None else now + limits.time_slice
+        self.deadline = None if limits.seconds_left is None else now + limits.seconds_left
 
     def stop_reason(self):
+        now = time.perf_counter()
+        if self.deadline is not None and now >= self.deadline:
+            return "time-limit"
         if self.end is not None and self.search.split_wanted and \
-                self.search.nodes_expanded and time.perf_counter() >= self.end:
+                self.search.nodes_expanded and now >= self.end:
             return "time-limit"
         return None
 
@@ -405,8 +422,8 @@ class InProcess:
     def want_split(self, wanted):
         pass
 
-    def submit(self, frontier, best, time_slice):
-        return run_task(*self.task, frontier, best, time_slice, self.hub, self.name)
+    def submit(self, frontier, best, limits):
+        return run_task(*self.task, frontier, best, limits, self.hub, self.name)
 
     def wait(self, handles, timeout):
         return [(handle, handle) for handle in handles]
@@ -453,8 +470,8 @@ class OnDask:
         with contextlib.suppress(Exception):     # a lost hub: the tasks run to their ends
             self.hub.want_split(wanted).result(timeout=HUB_TIMEOUT)
 
-    def submit(self, frontier, best, time_slice):
-        return self.client.submit(run_task, *self.task, frontier, best, time_slice,
+    def submit(self, frontier, best, limits):
+        return self.client.submit(run_task, *self.task, frontier, best, limits,
                                   (self.hub._address, self.hub.key), self.name, pure=False,
                                   retries=self.retries)
 
@@ -519,7 +536,7 @@ class _Coordinator:
             progress(nodes, self.describe)
         while self.frontier or self.running:
             try:
-                self._deal(first_slice=nodes == 0 and not self.running)
+                self._deal(nodes, max_nodes, budget)
                 idle = not self.frontier and len(self.running) < self.executor.n_workers
                 if idle != self.split_wanted:            # running tasks: hand back frontiers
                     self.executor.want_split(idle)
@@ -536,11 +553,11 @@ class _Coordinator:
                 del self.running[task]
                 nodes += result.nodes
                 self._merge(result)
-            if done and progress is not None:
+            if progress is not None:         # throttled by the callback itself
                 progress(nodes, self.describe)
         return nodes, None
 
-    def _deal(self, first_slice):
+    def _deal(self, nodes, max_nodes, budget):
         """Split the frontier into one task per idle worker, dealing its prefixes round-robin
         in priority order (each task gets good and poor ones). No task waits for a worker:
         it would start from an old frontier whose better permutations the running tasks have
@@ -552,11 +569,14 @@ class _Coordinator:
         self.frontier.sort(key=lambda prefix: prefix.priority)
         parts = min(wanted, len(self.frontier))
         time_slice = self.executor.time_slice
-        if first_slice and time_slice is not None:
+        if nodes == 0 and not self.running and time_slice is not None:     # the first task
             time_slice = min(time_slice, FIRST_SLICE)
+        # The search's limits, shared: a part's nodes left, and the seconds left.
+        limits = TaskLimits(time_slice, None if max_nodes is None else
+                            max(1, -(-(max_nodes - nodes) // parts)), budget.remaining_time())
         for k in range(parts):
             part = self.frontier[k::parts]
-            self.running[self.executor.submit(part, self.best, time_slice)] = part
+            self.running[self.executor.submit(part, self.best, limits)] = part
         self.frontier = []
 
     def _merge(self, result):

@@ -11,6 +11,7 @@ import numpy as np
 from optrules.base import RuleEstimator, sample_weight_vector, target_classes
 from optrules.data.binary_dataset import BinaryDataset
 from optrules.data.mining import mine_antecedents
+from optrules.distributed.cluster import CLUSTER_CONSTRAINTS
 from optrules.limits import (STOP_STATUSES, Budget, Stopped, interruptible, memory_cap,
                              warn_if_stopped)
 from optrules.rule_lists.fit import (BOUNDS, ENGINES, POLICIES, SYMMETRY_MAPS, ProgressLog,
@@ -91,6 +92,13 @@ class RuleListClassifier(RuleEstimator):
         Write the trace of each ``fit``'s search here (JSON Lines, ``specs/trace.md``): best
         objective, lower bound, queue size and prefix lengths over time, which
         ``optrules.plot.search_trace`` draws. The search is the same with or without it.
+    n_workers : int >= 1, optional
+        Spread each search over a local Dask cluster of this many processes (the extra
+        ``optrules[distributed]``; specs/distributed.md): the same list, faster on several
+        cores. No certificate yet.
+    scheduler : str, optional
+        Spread it over the Dask cluster whose scheduler listens at this address
+        (``"tcp://host:8786"``) instead.
 
     A first Ctrl-C (SIGINT) or SIGTERM during ``fit`` stops the search at its next node: the
     best list so far is kept, with ``status_ == "interrupted"`` and a warning; a second one
@@ -164,8 +172,8 @@ class RuleListClassifier(RuleEstimator):
 
     _kind = "classifier"
     _multi_class = True
-    #: ``trace`` came after the first model files; where a fit's trace went changes no list.
-    _params_added_later = ("trace",)
+    #: Parameters that came after the first model files; none of them changes the list.
+    _params_added_later = ("trace", "n_workers", "scheduler")
     _parameter_constraints = {
         "lam": [ExactFraction(0, 1)],
         "max_cardinality": [Integer(1)],
@@ -183,12 +191,14 @@ class RuleListClassifier(RuleEstimator):
         "verbose": [Integer(0), Boolean()],
         "certificate": [FilePath(), None],
         "trace": [FilePath(), None],
+        **CLUSTER_CONSTRAINTS,
     }
 
     def __init__(self, lam=0.01, *, max_cardinality=2, min_support=None,
                  thresholds="quantile:3", policy="lower-bound", symmetry_map="prefix",
                  max_nodes=None, max_queue=None, time_limit=None, max_memory="auto",
-                 disabled_bounds=(), engine="fast", verbose=0, certificate=None, trace=None):
+                 disabled_bounds=(), engine="fast", verbose=0, certificate=None, trace=None,
+                 n_workers=None, scheduler=None):
         self.lam = lam
         self.max_cardinality = max_cardinality
         self.min_support = min_support
@@ -204,6 +214,8 @@ class RuleListClassifier(RuleEstimator):
         self.verbose = verbose
         self.certificate = certificate
         self.trace = trace
+        self.n_workers = n_workers
+        self.scheduler = scheduler
 
     # ----- fitting ------------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
@@ -326,7 +338,8 @@ class RuleListClassifier(RuleEstimator):
                 symmetry_map=params["symmetry_map"], disabled_bounds=params["disabled_bounds"],
                 max_nodes=params["max_nodes"], max_queue=params["max_queue"], max_memory=None,
                 budget=budget, progress=progress, certificate=params["certificate"],
-                trace=params["trace"])
+                trace=params["trace"], n_workers=params["n_workers"],
+                scheduler=params["scheduler"])
         finally:
             if progress is not None:
                 progress.close()

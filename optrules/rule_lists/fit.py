@@ -13,7 +13,7 @@ import numpy as np
 
 from optrules.data import bitset
 from optrules.data.binary_dataset import BinaryDataset
-from optrules.distributed.cluster import cluster_parameters
+from optrules.distributed.cluster import CLUSTER_CONSTRAINTS, cluster_parameters
 from optrules.limits import Budget, interruptible, memory_cap
 from optrules.progress import ProgressLine
 from optrules.rule_lists.equivalent_points import check_minority, minority_bits
@@ -72,11 +72,14 @@ class ProgressLog(ProgressLine):
 
 def _progress_text(nodes_expanded, state):
     space = state["remaining_search_space"]
+    workers = state.get("nodes_by_worker")      # a distributed search: each worker's nodes
     return (f"nodes {nodes_expanded:>10} evaluations {state['evaluations']:>12} queue "
             f"{state['queue_size']:>9} map {state['map_size']:>9} best "
             f"{float(state['best_objective']):.6f} lower bound "
             f"{float(state['lower_bound']):.6f} log10(remaining) "
-            f"{len(str(space)) - 1 if space else '-'}")
+            f"{len(str(space)) - 1 if space else '-'}" + (
+                "" if not workers else " workers " + " ".join(
+                    f"{name}:{count}" for name, count in workers.items())))
 
 
 #: fit_rule_list's parameters and what each may be (see :mod:`optrules.validation`).
@@ -94,6 +97,7 @@ PARAMETER_CONSTRAINTS = {
     "certificate": [FilePath(), None],
     "trace": [FilePath(), TextStream(), None],
     "trace_interval": [Real(0, inclusive=True)],
+    **CLUSTER_CONSTRAINTS,
 }
 
 
@@ -212,9 +216,9 @@ def fit_rule_list(dataset, lam, *, sample_weight=None, engine="fast",
         "lam": lam, "engine": engine, "policy": policy, "symmetry_map": symmetry_map,
         "max_nodes": max_nodes, "max_queue": max_queue, "time_limit": time_limit,
         "max_memory": max_memory, "progress": progress, "disabled_bounds": disabled_bounds,
-        "certificate": certificate, "trace": trace, "trace_interval": trace_interval},
-        "fit_rule_list")
-    cluster = cluster_parameters(n_workers, scheduler, "fit_rule_list")
+        "certificate": certificate, "trace": trace, "trace_interval": trace_interval,
+        "n_workers": n_workers, "scheduler": scheduler}, "fit_rule_list")
+    cluster = cluster_parameters(given["n_workers"], given["scheduler"], "fit_rule_list")
     if cluster is not None and given["certificate"] is not None:
         raise ValueError("fit_rule_list: a distributed search (n_workers, scheduler) writes no "
                          "search certificate yet; run it in one process for a certificate.")

@@ -1,0 +1,157 @@
+"""Benchmark: the distributed rule-list search (specs/distributed.md) on COMPAS, with 1 and 2
+local Dask workers and in one process, back to back in one run; then a simulated cluster of k
+workers from per-task timings.
+
+Run by hand (the optrules environment with the extra ``distributed``):
+    python benchmarks/distributed.py [--lam 0.0075 0.005] [--workers 1 2]
+        [--simulate 1 2 4 8] [--simulate-lam 0.0075]
+
+Measured part: per λ, the fast engine in one process, then a local cluster of each size in
+``--workers`` (cluster start-up included in "wall s", excluded in "search s"): wall seconds, the
+speed-up of the search over one worker, prefixes expanded in all and per worker, and tasks. The
+machine is shared: compare within one run. Needs a quiet machine: every worker wants a core.
+
+Simulated part (``--simulate``): the coordinator deals the frontier to k virtual workers, but
+runs every task in this process, one after another, each handing its queue back after a slice
+(as when a worker is idle). Each task's CPU seconds make a virtual schedule: a task starts when
+the coordinator dealt it (after the result it was dealt from) on the first free worker. Tasks
+side by side in virtual time run one after another here, so a task sees all that earlier
+tasks shared and nothing of later ones: a rough model of sharing (pessimistic for the first
+task of a round). The table gives the prefixes expanded (the work the split adds), the virtual
+makespan and its speed-up over one virtual worker.
+"""
+
+import argparse
+import heapq
+import os
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+
+COMPAS = Path(__file__).resolve().parents[2] / "shared" / "data" / "compas"
+FILES = [COMPAS / f"compas_train.{kind}" for kind in ("out", "label", "minor")]
+
+
+def compas():
+    from optrules.data.corels_files import load_corels
+    from optrules.rule_lists.fit import _with_sound_minority
+    return _with_sound_minority(load_corels(*FILES))
+
+
+def measured(data, lam, workers):
+    """Rows of the measured table: one process, then each cluster size."""
+    from optrules.distributed import rule_lists as distributed
+    from optrules.distributed.cluster import Cluster
+    from optrules.fast.corels import corels
+    from optrules.rule_lists.fit import SearchConfig
+    start = time.perf_counter()
+    result = corels(data, lam, SearchConfig())
+    yield "one process", time.perf_counter() - start, None, result, None
+    for n in workers:
+        start = time.perf_counter()
+        with Cluster(n).client() as client:
+            executor = distributed.OnDask(client)
+            searched = time.perf_counter()
+            result = distributed.corels(data, lam, SearchConfig(), "fast", executor)
+            search_seconds = time.perf_counter() - searched
+        yield f"{n} worker{'s' * (n > 1)}", time.perf_counter() - start, search_seconds, \
+            result, executor.completed
+
+
+class Simulated:
+    """The in-process executor with k virtual workers and a virtual clock (module docstring)."""
+
+    failures = ()
+
+    def __init__(self, n_workers, time_slice):
+        from optrules.distributed.rule_lists import InProcess
+        self.inner = InProcess(time_slice, split=True)
+        self.n_workers, self.time_slice = n_workers, time_slice
+        self.completed = self.inner.completed
+        self.free = [0.0] * n_workers            # when each virtual worker is free
+        self.dealt_at = 0.0                      # the virtual time of the coordinator
+        self.ends = {}
+
+    def start(self, *args):
+        self.inner.start(*args)
+
+    def want_split(self, wanted):
+        pass
+
+    def submit(self, frontier, best, limits):
+        result = self.inner.submit(frontier, best, limits)
+        begin = max(self.dealt_at, heapq.heappop(self.free))
+        self.ends[id(result)] = begin + result.cpu_seconds
+        heapq.heappush(self.free, self.ends[id(result)])
+        return result
+
+    def wait(self, handles, timeout):
+        """The task that ends first in virtual time; the coordinator deals after it."""
+        first = min(handles, key=lambda handle: self.ends[id(handle)])
+        self.dealt_at = max(self.dealt_at, self.ends[id(first)])
+        return [(first, first)]
+
+    def cancel(self, handles):
+        pass
+
+    def shared_best(self):
+        return self.inner.shared_best()
+
+    def finish(self):
+        self.inner.finish()
+
+    def makespan(self):
+        return max(self.free)
+
+
+def simulated(data, lam, sizes, time_slice):
+    from optrules.distributed import rule_lists as distributed
+    from optrules.rule_lists.fit import SearchConfig
+    for k in sizes:
+        executor = Simulated(k, time_slice)
+        result = distributed.corels(data, lam, SearchConfig(), "fast", executor)
+        yield k, result, executor
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lam", nargs="*", default=["0.0075", "0.005"])
+    parser.add_argument("--workers", nargs="+", type=int, default=[1, 2])
+    parser.add_argument("--simulate", nargs="*", type=int, default=[1, 2, 4, 8])
+    parser.add_argument("--simulate-lam", default="0.0075")
+    parser.add_argument("--time-slice", type=float, default=2.0,
+                        help="a simulated task's slice in CPU seconds")
+    args = parser.parse_args()
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    data = compas()
+    print(f"{'lambda':>7} {'run':>12} {'status':>8} {'objective':>14} {'wall s':>8} "
+          f"{'search s':>9} {'speed-up':>8} {'nodes':>9} {'tasks':>5}  nodes per worker")
+    for text in args.lam:
+        lam, one_worker = Fraction(text), None
+        for name, wall, search, result, tasks in measured(data, lam, args.workers):
+            if name == "1 worker":
+                one_worker = search
+            speed_up = f"{one_worker / search:>8.2f}" if search and one_worker else f"{'':>8}"
+            per_worker = result.statistics.get("nodes_by_worker", "")
+            print(f"{text:>7} {name:>12} {result.status:>8} {str(result.objective):>14} "
+                  f"{wall:>8.1f} {search or wall:>9.1f} {speed_up} {result.nodes_expanded:>9} "
+                  f"{len(tasks) if tasks else '':>5}  {per_worker}", flush=True)
+    if args.simulate:
+        print(f"\nsimulated cluster, lambda {args.simulate_lam}, {args.time_slice} s slices "
+              "(CPU seconds of each task, run in this process)")
+        print(f"{'workers':>7} {'nodes':>9} {'tasks':>6} {'CPU s':>8} {'makespan s':>10} "
+              f"{'speed-up':>8} {'objective':>14}")
+        base = None
+        for k, result, executor in simulated(data, Fraction(args.simulate_lam), args.simulate,
+                                             args.time_slice):
+            makespan = executor.makespan()
+            base = base or makespan
+            cpu = sum(task[2] for task in executor.completed)
+            print(f"{k:>7} {result.nodes_expanded:>9} {len(executor.completed):>6} "
+                  f"{cpu:>8.1f} {makespan:>10.1f} {base / makespan:>8.2f} "
+                  f"{str(result.objective):>14}", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
