@@ -144,3 +144,12 @@ def test_a_fit_stopped_at_its_step_limit_says_so(engine):
     lambdas = lambda_sequence(X, y, "logistic", n_lambdas=5)
     with pytest.warns(ConvergenceWarning, match=r"stopped after 1 reweighted steps with a KKT"):
         ENGINE_MODULES[engine].lasso_path(X, y, "logistic", lambdas, max_steps=1)
+
+
+def test_a_column_uncorrelated_with_the_residual_gives_no_path():
+    """Its gradient at the intercept-only fit is 0 exactly, rounding noise in floats (a
+    Hypothesis example whose noise path ended after 2 fits in one engine and 8 in the
+    other): no path."""
+    x = np.array([0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 0, 1, 0, 1]) * 0.44693007
+    y = np.array([1., 0., 0., 1., 0., 1., 1., 1., 1., 0., 1., 1., 0., 1., 1., 0.])
+    assert len(lambda_sequence(x[:, None], y, "logistic")) == 0

@@ -103,14 +103,17 @@ def kkt_violation(X, y, intercept, coefficients, lam, loss):
 def lambda_sequence(X, y, loss, n_lambdas=100, ratio=None):
     """glmnet's λ sequence: from λ_max, the least λ with β = 0 (the largest |∂/∂β_j| at the
     intercept-only fit), down to ``ratio`` λ_max (0.01 when n < p, else 1e-4) on a
-    logarithmic grid of ``n_lambdas`` values. Empty when λ_max = 0 (no column moves the
-    fit)."""
+    logarithmic grid of ``n_lambdas`` values. Empty when λ_max is at most
+    :data:`FIT_TOLERANCE` (no column moves the fit: β = 0 meets the KKT conditions of every
+    λ >= 0 to the fits' tolerance; a column whose correlation with the residual is 0 exactly
+    has a gradient of rounding noise, which would make a path of noise whose end differs
+    between the engines)."""
     n, p = X.shape
     intercept = float(np.mean(y)) if loss == "squared" else \
         math.log(np.mean(y) / (1 - np.mean(y))) if 0 < np.mean(y) < 1 else 0.0
     _, grad = gradient(X, y, intercept, np.zeros(p), loss)
     lam_max = float(np.abs(grad).max()) if p else 0.0
-    if lam_max == 0.0:
+    if lam_max <= FIT_TOLERANCE:
         return np.empty(0)
     ratio = (0.01 if n < p else 1e-4) if ratio is None else ratio
     return lam_max * np.exp(np.linspace(0.0, math.log(ratio), n_lambdas))
