@@ -41,6 +41,12 @@ class SearchRecordWriter:
         self.records.write(json.dumps(record, separators=(",", ":")) + "\n")
         self.count += 1
 
+    def append(self, text, count):
+        """Append ``count`` records already written as JSON lines (``text``), as another
+        search's writer wrote them (the tasks of a distributed search)."""
+        self.records.write(text)
+        self.count += count
+
     def exact(self, value):
         """``value``/scale as a "p/q" text (``value`` an int or a Fraction)."""
         return fraction_text(Fraction(value) / self.scale)

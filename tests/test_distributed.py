@@ -18,7 +18,9 @@ from optrules.data.corels_files import load_corels
 from optrules.distributed import rule_lists as distributed
 from optrules.distributed.cluster import QUIET_WORKERS, SearchHub
 from optrules.rule_lists.fit import (BOUNDS, POLICIES, SYMMETRY_MAPS, SearchConfig,
-                                     _with_sound_minority, fit_rule_list)
+                                     _finish_certificate, _with_sound_minority, fit_rule_list)
+from optrules.rule_lists.search_certificate import SearchCertificateWriter
+from optrules.verify.search_certificate import check_search_certificate
 from optrules.verify.instances import RuleListInstance
 from optrules.verify.oracle import optimal_rule_list
 from optrules.verify.rescore import rescore_rule_list
@@ -100,10 +102,24 @@ def tiny():
         "1/10"
 
 
-def test_a_distributed_search_writes_no_certificate_yet(tmp_path):
-    data, lam = tiny()
-    with pytest.raises(ValueError, match="writes no search certificate yet"):
-        fit_rule_list(data, lam, n_workers=2, certificate=tmp_path / "c.jsonl")
+@settings(max_examples=30)
+@given(rule_list_instances(), st.sampled_from(SYMMETRY_MAPS))
+def test_the_merged_certificate_of_tasks_cut_after_every_prefix_is_accepted(
+        tmp_path_factory, instance, symmetry_map):
+    """Each task's records, appended as the tasks finish, make one certificate that the
+    checker accepts unchanged (witnesses from other tasks included)."""
+    data, lam = instance
+    data = _with_sound_minority(data)
+    path = tmp_path_factory.mktemp("certificate") / "search.jsonl.gz"
+    total = data.n_samples if data.weights is None else int(data.weights.sum())
+    config = SearchConfig(symmetry_map=symmetry_map,
+                          certificate=SearchCertificateWriter(path, lam.denominator * total))
+    result = distributed.corels(data, lam, config, "fast",
+                                distributed.InProcess(time_slice=0, split=True))
+    _finish_certificate(config, data, result, "fast")
+    report = check_search_certificate(path, RuleListInstance.from_dataset(data, lam),
+                                      data.classes)
+    assert report.accepted, report
 
 
 # ----- on a local cluster of two worker processes -------------------------------------------
@@ -134,13 +150,19 @@ def test_on_two_workers_the_optimum_and_list_are_the_one_process_ones(cluster, i
 
 
 @pytest.mark.slow
-def test_compas_on_two_workers(cluster, compas):
-    """COMPAS λ = 0.015: the published optimum and the one-process list."""
+def test_compas_on_two_workers(cluster, compas, tmp_path):
+    """COMPAS λ = 0.015: the published optimum and the one-process list, and a certificate
+    merged from the tasks' records that the checker accepts."""
     one = fit_rule_list(compas, "0.015")
-    result = fit_rule_list(compas, "0.015", scheduler=cluster.scheduler_address)
+    path = tmp_path / "search.jsonl.gz"
+    result = fit_rule_list(compas, "0.015", scheduler=cluster.scheduler_address,
+                           certificate=path)
     assert result.status == "optimal" and str(result.objective) == "245267/648900"
     assert rules(result) == rules(one)
     assert sum(result.statistics["nodes_by_worker"].values()) == result.nodes_expanded
+    report = check_search_certificate(path, RuleListInstance.from_dataset(compas, "0.015"),
+                                      compas.classes)
+    assert report.accepted, report
 
 
 def test_n_workers_starts_a_local_cluster():

@@ -23,17 +23,20 @@ On a cluster, ``fit_rule_list(data, lam, n_workers=2)``; here every task runs in
 
 import collections
 import contextlib
+import io
 import math
 import pickle
 import time
 import uuid
-from dataclasses import dataclass
+import zlib
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from optrules.blas import single_blas_thread
 from optrules.distributed.cluster import SearchHub
 from optrules.fast.corels import _INT64_SAFE, _VectorisedBranchAndBound, compressed
 from optrules.rule_lists.fit import SearchConfig
+from optrules.rule_lists.search_certificate import SearchCertificateWriter
 from optrules.reference.corels import (_BranchAndBound, _Node, dominance_order,
                                        queue_summary, search_result)
 
@@ -69,7 +72,8 @@ class Prefix:
 class TaskResult:
     """What a task returns: its incumbent (:func:`best_of`), whether it improved it itself,
     the prefixes left in its queue (none when its subtrees are done), its counters, the
-    worker's name and the task's seconds."""
+    worker's name, the task's wall and CPU seconds, and its certificate records (count and
+    zlib-compressed JSON lines) when asked for."""
 
     best: tuple
     found: bool
@@ -79,6 +83,20 @@ class TaskResult:
     worker: str
     seconds: float
     cpu_seconds: float
+    records: tuple | None = None
+
+
+class _TaskRecords(SearchCertificateWriter):
+    """A task's search-certificate records, kept in memory (a task may run on another
+    machine) and handed back compressed; the coordinator appends them to the certificate in
+    the order the tasks finish, which puts each prefix's parent before it."""
+
+    def __init__(self, scale):              # no temporary file: see SearchRecordWriter
+        self.scale, self.count = scale, 0
+        self.records = io.StringIO()
+
+    def packed(self):
+        return self.count, zlib.compress(self.records.getvalue().encode("utf-8"))
 
 
 def result_order(objective, antecedents):
@@ -330,11 +348,13 @@ class _HubLink:
 class TaskLimits:
     """When a task hands its queue back: after ``time_slice`` seconds if a worker is idle
     (None: never for that reason), after ``max_nodes`` expansions, or ``seconds_left`` seconds
-    (the search's own limits, shared among the tasks; None: none)."""
+    (the search's own limits, shared among the tasks; None: none). ``records``: write its
+    search-certificate records."""
 
     time_slice: float | None
     max_nodes: int | None = None
     seconds_left: float | None = None
+    records: bool = False
 
 
 def run_task(dataset, lam, config, engine, frontier, best, limits, hub=None,
@@ -351,6 +371,10 @@ def run_task(dataset, lam, config, engine, frontier, best, limits, hub=None,
         hub = Actor(SearchHub, *hub)
     # The hub returns each task the other tasks' entries, earlier ones on this worker too.
     link = None if hub is None else _HubLink(hub, search_name, uuid.uuid4().hex)
+    records = None
+    if limits.records:
+        records = _TaskRecords(lam.denominator * int(dataset.weights.sum()))
+        config = replace(config, certificate=records)
     with single_blas_thread():
         search = _SUBTREE_SEARCHES[_engine(dataset, lam, engine)](dataset, lam, config,
                                                                   frontier, best, link)
@@ -363,7 +387,8 @@ def run_task(dataset, lam, config, engine, frontier, best, limits, hub=None,
     if link is not None:
         statistics["hub_failures"] = link.failures
     return TaskResult(best_of(search), search.found, left, nodes, statistics, worker,
-                      time.perf_counter() - start, time.thread_time() - start_cpu)
+                      time.perf_counter() - start, time.thread_time() - start_cpu,
+                      None if records is None else records.packed())
 
 
 class _Slice:
@@ -515,6 +540,7 @@ class _Coordinator:
         self.map_size = 0
         self.nodes_by_worker = collections.Counter()
         self.split_wanted = None
+        self.certificate = config.certificate
         # The tasks get the search's own options: its limits, progress and budget stay here.
         executor.start(dataset, lam, SearchConfig(config.policy, config.symmetry_map,
                                                   config.bounds), engine, self.best)
@@ -573,7 +599,8 @@ class _Coordinator:
             time_slice = min(time_slice, FIRST_SLICE)
         # The search's limits, shared: a part's nodes left, and the seconds left.
         limits = TaskLimits(time_slice, None if max_nodes is None else
-                            max(1, -(-(max_nodes - nodes) // parts)), budget.remaining_time())
+                            max(1, -(-(max_nodes - nodes) // parts)), budget.remaining_time(),
+                            self.certificate is not None)
         for k in range(parts):
             part = self.frontier[k::parts]
             self.running[self.executor.submit(part, self.best, limits)] = part
@@ -588,6 +615,9 @@ class _Coordinator:
             else:
                 self.statistics[name] += count
         self.frontier.extend(result.frontier)
+        if result.records is not None:
+            count, packed = result.records
+            self.certificate.append(zlib.decompress(packed).decode("utf-8"), count)
         self.nodes_by_worker[result.worker] += result.nodes
         self.executor.completed.append((result.worker, result.seconds, result.cpu_seconds,
                                         result.nodes))

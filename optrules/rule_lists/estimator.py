@@ -95,7 +95,7 @@ class RuleListClassifier(RuleEstimator):
     n_workers : int >= 1, optional
         Spread each search over a local Dask cluster of this many processes (the extra
         ``optrules[distributed]``; specs/distributed.md): the same list, faster on several
-        cores. No certificate yet.
+        cores.
     scheduler : str, optional
         Spread it over the Dask cluster whose scheduler listens at this address
         (``"tcp://host:8786"``) instead.

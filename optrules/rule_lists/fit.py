@@ -219,9 +219,6 @@ def fit_rule_list(dataset, lam, *, sample_weight=None, engine="fast",
         "certificate": certificate, "trace": trace, "trace_interval": trace_interval,
         "n_workers": n_workers, "scheduler": scheduler}, "fit_rule_list")
     cluster = cluster_parameters(given["n_workers"], given["scheduler"], "fit_rule_list")
-    if cluster is not None and given["certificate"] is not None:
-        raise ValueError("fit_rule_list: a distributed search (n_workers, scheduler) writes no "
-                         "search certificate yet; run it in one process for a certificate.")
     if sample_weight is not None:
         dataset = dataset.with_weights(sample_weight)
     if budget is not None and not isinstance(budget, Budget):
