@@ -56,6 +56,9 @@ __all__ = ["optimal_rule", "greedy_rule"]
 
 _UNIT_ROUNDOFF = 2.0 ** -53
 _LIMB_MASK = (1 << 32) - 1
+#: An item's sums (:meth:`_Floats.groups`) are rows 0 and 1 float Σg and Σh (within the
+#: error of specs §16), then from this row on the exact Σg and Σh, each as its limbs (§16).
+_LIMB_ROW = 2
 
 
 class _RankedArrays(_RankedData):
@@ -106,16 +109,17 @@ class _Floats:
         self.g = np.array([value / scale for value in data.g])
         self.h = np.array([value / scale for value in data.h])
         self.abs_g = np.abs(self.g)
-        # the exact g and h of each sample as 32-bit limbs (int64): v = Σ_k limb_k·2**(32k),
-        # limbs below the top in [0, 2**32), the top one signed and |top| < 2**31; a sum of
-        # limbs of at most n ≤ 2**20 samples stays below 2**52, exact in int64 and in float64
+        # the exact g and h of each sample as 32-bit limbs: v = Σ_k limb_k·2**(32k), limbs
+        # below the top in [0, 2**32), the top one signed and |top| < 2**31; a sum of limbs
+        # of at most n ≤ 2**20 samples stays below 2**52, so float64 sums of them are exact
         bits = max(abs(value).bit_length() for value in data.g + data.h)
         self.limb_count = bits // 32 + 1
         shifts = np.arange(self.limb_count, dtype=object) * 32
-        exact = np.array([data.g, data.h], dtype=object)[:, :, None] >> shifts
-        exact[:, :, :-1] &= _LIMB_MASK
-        self.limbs = np.concatenate(exact.astype(np.int64), axis=1)   # (n, 2·limbs): g, h
+        exact = np.array([data.g, data.h], dtype=object)[:, None, :] >> shifts[:, None]
+        exact[:, :-1] &= _LIMB_MASK
         self.limb_values = 1 << shifts
+        # each sample's sums as an item of groups() (rows: see _LIMB_ROW)
+        self.sample_sums = np.vstack([self.g, self.h, *exact.astype(np.float64)])
         # an exact sum's limbs times these give it over S: 2**(32k)/S exactly for S = 2**s
         # (s ≤ 500 in the range of §16: normal floats), correctly rounded otherwise
         self.limb_weights = np.array([math.ldexp(1.0, 32 * k + 1 - scale.bit_length())
@@ -158,8 +162,7 @@ class _Floats:
 
     def samples(self, members):
         """The samples ``members`` as items for :meth:`groups`: each its own group."""
-        return (members, self.g[members], self.h[members], self.abs_g[members],
-                self.ratio_class[members], self.limbs[members])
+        return members, self.ratio_class[members], self.sample_sums[:, members]
 
     def groups(self, items, rows, usable):
         """Items grouped as the reference's ``grouped_bound`` groups samples, for several sets
@@ -167,11 +170,11 @@ class _Floats:
         propositions ``usable[r]`` (a boolean row over all propositions). An item is a set of
         samples that agree on every proposition in ``usable[r]``: a sample
         (:meth:`samples`) or a group of a coarser grouping (a column of this method's
-        result). ``items`` = (a sample of each, float Σg, Σh, Σ|g|, ratio class (-1 if
-        mixed), exact Σg, Σh scaled by S as limbs). Returns the :class:`_Groups` of the R
+        result). ``items`` = (a sample of each, ratio class (-1 if mixed), sums: one column
+        per item, rows as :data:`_LIMB_ROW` says). Returns the :class:`_Groups` of the R
         sets, each in exact order of G/H descending, float sums within the error of §16,
         exact sums as limbs (sums of the items' limbs, not carried: §16)."""
-        representatives, g, h, abs_g, classes, limbs = items
+        representatives, classes, sums = items
         # an item's key: its row and its bits of the propositions usable in its row, among
         # those usable in some row (few, so usually one 64-bit word with the row on top:
         # one stable integer sort instead of a lexicographic one)
@@ -195,6 +198,8 @@ class _Floats:
             np.logical_or(rows[1:] != rows[:-1], (words[1:] != words[:-1]).any(axis=1),
                           out=new_group[1:])
         starts = np.flatnonzero(new_group)
+        group_of = np.empty(len(rows), np.int64)          # each item's group
+        group_of[by_group] = np.cumsum(new_group) - 1
         group_rows = rows[starts]
         representatives = representatives[by_group[starts]]
         # A group of samples with one exact g/h ratio (all its items pure and of one class)
@@ -205,12 +210,15 @@ class _Floats:
         classes = classes[by_group]
         rank = np.minimum.reduceat(classes, starts)
         pure = (rank >= 0) & (rank == np.maximum.reduceat(classes, starts))
-        g, h, abs_g, limbs = (np.add.reduceat(values[by_group], starts, axis=0)
-                              for values in (g, h, abs_g, limbs))
+        # (a weighted count per group is a sum in item order, one pass without a gather)
+        sums = np.array([np.bincount(group_of, weights=row, minlength=len(starts))
+                         for row in sums])
+        g, h = sums[0], sums[1]                    # views: g's changes below are kept
         ratio, sign = self.ratio[representatives], self.sign[representatives]
         mixed = np.flatnonzero(~pure)
         if len(mixed):
-            sign[mixed], g[mixed] = self._signed_floats(limbs[mixed, :self.limb_count])
+            sign[mixed], g[mixed] = self._signed_floats(
+                sums[_LIMB_ROW:_LIMB_ROW + self.limb_count, mixed].T)
             ratio[mixed] = g[mixed] / h[mixed]
             rank[mixed] = -1
         # by row, then G/H descending: floats (monotone in the exact ratio for pure groups),
@@ -219,12 +227,11 @@ class _Floats:
         order = np.lexsort((rank, -ratio, group_rows))
         if len(mixed):
             order = _exact_ratio_order(order, ratio, group_rows, pure, self.relative_error,
-                                       lambda groups: self.exact_sums(limbs[groups]))
+                                       lambda groups: self.exact_sums(sums[:, groups]))
         group_rows = group_rows[order]
         counts = np.bincount(group_rows, minlength=len(usable))
         column = np.arange(len(order)) - (np.cumsum(counts) - counts)[group_rows]
-        items = tuple(values[order] for values in (representatives, g, h, abs_g, rank,
-                                                   limbs))
+        items = representatives[order], rank[order], sums[:, order]
         # Thm 3.1's terms: the groups with g ≥ 0 in order (half 0; those with g = 0, last,
         # only lower G²/D), the negative ones in reverse (half 1), left-aligned; a row is as
         # wide as its longer half, other terms exact zeros
@@ -238,15 +245,15 @@ class _Floats:
         for half, where in ((0, ~negative), (1, negative)):
             place = (group_rows[where], half, (column if half == 0 else backwards)[where])
             columns[place] = items[0][where]
-            terms_g[place], terms_h[place] = items[1][where], items[2][where]
+            terms_g[place], terms_h[place] = g[order[where]], h[order[where]]
         return _Groups(items, np.concatenate(([0], np.cumsum(counts))), widths, columns,
                        terms_g, terms_h, self._scan(terms_g, terms_h, overwrite=False)[0])
 
-    def exact_sums(self, limbs):
-        """Exact Σg, Σh (scaled by S, Python integers in object arrays) from rows of limbs."""
-        values = limbs.astype(object).reshape(len(limbs), 2, self.limb_count) @ \
-            self.limb_values
-        return values[:, 0], values[:, 1]
+    def exact_sums(self, sums):
+        """Exact Σg, Σh (scaled by S, Python integers in object arrays) of items' ``sums``
+        (from their limbs)."""
+        limbs = sums[_LIMB_ROW:].astype(np.int64).astype(object)
+        return (limbs.T.reshape(-1, 2, self.limb_count) @ self.limb_values).T
 
     def _signed_floats(self, limbs):
         """The exact sign of sums given as rows of limbs, and their values over S within
@@ -254,11 +261,10 @@ class _Floats:
         it is below half the same sum of their magnitudes (cancellation between limbs);
         then, with carries propagated, a sum's sign is its top limb's (or 0 if all are 0),
         and its magnitude's limbs are all ≥ 0, so their float sum has no cancellation."""
-        values = limbs.astype(np.float64) @ self.limb_weights
-        unsure = np.flatnonzero(2 * np.abs(values) < np.abs(limbs).astype(np.float64) @
-                                self.limb_weights)
+        values = limbs @ self.limb_weights
+        unsure = np.flatnonzero(2 * np.abs(values) < np.abs(limbs) @ self.limb_weights)
         if len(unsure):
-            carried = _carried(limbs[unsure])
+            carried = _carried(limbs[unsure].astype(np.int64))
             sign = np.where(carried[:, -1] != 0, np.sign(carried[:, -1]), carried.any(axis=1))
             negative = sign < 0
             carried[negative] = _carried(-carried[negative])
@@ -313,11 +319,12 @@ class _Floats:
 
 class _Groups:
     """Groups of several sets (rows) from :meth:`_Floats.groups`: ``items``, flat arrays in
-    row order, then G/H descending exactly (a sample of each group, float Σg, Σh, Σ|g|, ratio
-    class or -1 if mixed, exact Σg, Σh as rows of limbs), row r's at ``offsets[r]:offsets[r + 1]``; Thm 3.1's
-    ``terms_g``, ``terms_h`` (rows, 2, width) for :meth:`_Floats._scan`, row r's first
-    ``widths[r]`` columns, and ``columns``, the sample of each term (padding: sample 0 with
-    zero terms); ``bounds``: Thm 3.1's bound of each row."""
+    row order, then G/H descending exactly (a sample of each group, its ratio class or -1 if
+    mixed, its sums: a column of rows as :data:`_LIMB_ROW` says), row r's at
+    ``offsets[r]:offsets[r + 1]``; Thm 3.1's ``terms_g``, ``terms_h`` (rows, 2, width) for
+    :meth:`_Floats._scan`, row r's first ``widths[r]`` columns, and ``columns``, the sample
+    of each term (padding: sample 0 with zero terms); ``bounds``: Thm 3.1's bound of each
+    row."""
 
     __slots__ = ("items", "offsets", "widths", "columns", "terms_g", "terms_h", "bounds")
 
@@ -341,8 +348,8 @@ class _Groups:
     def flat_items(rows):
         """The items of rows (a :class:`_Groups`, a row of it), flat, and each row's count."""
         ranges = [(groups.items, groups.offsets[r], groups.offsets[r + 1]) for groups, r in rows]
-        return (tuple(np.concatenate([items[field][low:high] for items, low, high in ranges])
-                      for field in range(len(ranges[0][0]))),
+        return (tuple(np.concatenate([items[field][..., low:high] for items, low, high in ranges],
+                                     axis=-1) for field in range(len(ranges[0][0]))),
                 np.array([high - low for _, low, high in ranges]))
 
 
@@ -749,7 +756,8 @@ class _Search:
             batch.item_valid[owner[kept]]
         child, column = np.nonzero(inside)
         index = index[child, column]
-        groups = refined.groups = floats.groups(tuple(values[index] for values in batch.items),
+        groups = refined.groups = floats.groups(tuple(values[..., index]
+                                                      for values in batch.items),
                                                 child, usable_below)
         own = groups.bounds
         exact = refined.exact = {}
