@@ -236,16 +236,16 @@ class _Floats:
         # only lower G²/D), the negative ones in reverse (half 1), left-aligned; a row is as
         # wide as its longer half, other terms exact zeros
         negative = sign[order] < 0
-        backwards = counts[group_rows] - 1 - column
-        widths = np.maximum(np.bincount(group_rows[negative], minlength=len(usable)),
-                            counts - np.bincount(group_rows[negative], minlength=len(usable)))
+        negatives = np.bincount(group_rows[negative], minlength=len(usable))
+        widths = np.maximum(negatives, counts - negatives)
         shape = (len(usable), 2, widths.max(initial=0))
+        # each group's place in the flat (rows, 2, width) arrays
+        place = (group_rows * 2 + negative) * shape[2] + \
+            np.where(negative, counts[group_rows] - 1 - column, column)
         columns = np.zeros(shape, np.int64)
         terms_g, terms_h = np.zeros(shape), np.zeros(shape)
-        for half, where in ((0, ~negative), (1, negative)):
-            place = (group_rows[where], half, (column if half == 0 else backwards)[where])
-            columns[place] = items[0][where]
-            terms_g[place], terms_h[place] = g[order[where]], h[order[where]]
+        columns.ravel()[place] = items[0]
+        terms_g.ravel()[place], terms_h.ravel()[place] = g[order], h[order]
         return _Groups(items, np.concatenate(([0], np.cumsum(counts))), widths, columns,
                        terms_g, terms_h, self._scan(terms_g, terms_h, overwrite=False)[0])
 
