@@ -355,15 +355,16 @@ class _Groups:
 
 def _exact_ratio_order(order, ratios, rows, pure, error, exact):
     """``order`` (groups by row, then float G/H descending, then exact ratio class for
-    ``pure`` groups) made exact, given that each float ratio is within relative ``error`` of
-    the exact one, and is correctly rounded for a pure group. Two groups can be out of exact
-    order only if their ratios' error intervals overlap, and then so do those of every
-    adjacent pair between them (the intervals' ends are monotone in the ratio): only a run of
-    adjacent overlapping pairs can be out of order. Two pure groups are in exact order (the
-    rounding is monotone, then the class decides), so the adjacent pairs of a run with a mixed
-    group are compared exactly (cross-multiplication of ``exact(groups)`` = (G, H), object
-    arrays); a run all of whose pairs are in order is sorted, any other is sorted exactly.
-    The order among exactly equal ratios is free (specs §3)."""
+    ``pure`` groups) made exact, given that each exact ratio is within ``error`` times the
+    float's magnitude of its float, which is correctly rounded for a pure group. Two groups
+    can be out of exact order only if their ratios' error intervals overlap, and then so do
+    those of every adjacent pair between them (the intervals' ends are monotone in the
+    ratio): only a run of adjacent overlapping pairs can be out of order. Two pure groups are
+    in exact order (the rounding is monotone, then the class decides), so the adjacent pairs
+    of a run with a mixed group are compared exactly (cross-multiplication of
+    ``exact(groups)`` = (G, H), object arrays); a run all of whose pairs are in order is
+    sorted, any other is sorted exactly. The order among exactly equal ratios is free
+    (specs §3)."""
     sorted_ratios, sorted_rows = ratios[order], rows[order]
     reach = np.abs(sorted_ratios) * error
     close = np.flatnonzero((sorted_ratios[:-1] - reach[:-1] <= sorted_ratios[1:] + reach[1:]) &
