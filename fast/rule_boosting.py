@@ -38,6 +38,7 @@ Examples
 import functools
 import heapq
 import itertools
+import math
 import time
 from fractions import Fraction
 
@@ -54,6 +55,10 @@ from optrules.reference.rule_boosting import optimal_rule as reference_optimal_r
 __all__ = ["optimal_rule", "greedy_rule"]
 
 _UNIT_ROUNDOFF = 2.0 ** -53
+_LIMB_MASK = (1 << 32) - 1
+#: An item's sums (:meth:`_Floats.groups`) are rows 0 and 1 float Σg and Σh (within the
+#: error of specs §16), then from this row on the exact Σg and Σh, each as its limbs (§16).
+_LIMB_ROW = 2
 
 
 class _RankedArrays(_RankedData):
@@ -104,26 +109,33 @@ class _Floats:
         self.g = np.array([value / scale for value in data.g])
         self.h = np.array([value / scale for value in data.h])
         self.abs_g = np.abs(self.g)
-        self.exact_g = np.array(data.g, dtype=object)
-        self.exact_h = np.array(data.h, dtype=object)
+        # the exact g and h of each sample as 32-bit limbs: v = Σ_k limb_k·2**(32k), limbs
+        # below the top in [0, 2**32), the top one signed and |top| < 2**31; a sum of limbs
+        # of at most n ≤ 2**20 samples stays below 2**52, so float64 sums of them are exact
+        bits = max(abs(value).bit_length() for value in data.g + data.h)
+        self.limb_count = bits // 32 + 1
+        shifts = np.arange(self.limb_count, dtype=object) * 32
+        exact = np.array([data.g, data.h], dtype=object)[:, None, :] >> shifts[:, None]
+        exact[:, :-1] &= _LIMB_MASK
+        self.limb_values = 1 << shifts
+        # each sample's sums as an item of groups() (rows: see _LIMB_ROW)
+        self.sample_sums = np.vstack([self.g, self.h, *exact.astype(np.float64)])
+        # an exact sum's limbs times these give it over S: 2**(32k)/S exactly for S = 2**s
+        # (s ≤ 500 in the range of §16: normal floats), correctly rounded otherwise
+        self.limb_weights = np.array([math.ldexp(1.0, 32 * k + 1 - scale.bit_length())
+                                      if scale & (scale - 1) == 0 else (1 << 32 * k) / scale
+                                      for k in range(self.limb_count)])
         # g_i/h_i correctly rounded (a quotient of Python integers), and the sign of g_i
         self.ratio = np.array([g / h for g, h in zip(data.g, data.h)])
         self.sign = np.sign(np.array([(g > 0) - (g < 0) for g in data.g]))
         self.lam = data.lam / scale
         self.scale = scale
-        # S = 2**k (g, h and λ floats, the usual case): an exact sum G' over S correctly
-        # rounded is float(G')·2**-k, four times as fast as G'/S: int to float rounds
-        # correctly (|G'| ≤ 2**220·S ≤ 2**720 in the range of specs §16), and the scaling is
-        # exact (a nonzero result is ≥ 1/S ≥ 2**-500, a normal float)
-        self.unscale = 2.0 ** (1 - scale.bit_length()) \
-            if scale & (scale - 1) == 0 and scale.bit_length() <= 500 else None
         n = len(data.g)
-        self.relative_error = (4 * n + 16) * _UNIT_ROUNDOFF
+        self.relative_error = (4 * (n + self.limb_count) + 16) * _UNIT_ROUNDOFF
         self.packed = np.array([bitset.from_int(extent, n) for extent in data.extents],
                                dtype=np.uint64).reshape(len(data.extents), bitset.n_words(n))
         self.extents = np.array([bitset.unpack(row, n) for row in self.packed],
                                 dtype=bool).reshape(len(data.extents), n)
-        self.extents_float = self.extents.astype(np.float64)
         self.n = n
         # ratio_class[r]: the number of distinct exact g/h ratios before rank r
         self.ratio_class = np.concatenate(([0], np.cumsum(
@@ -149,8 +161,7 @@ class _Floats:
 
     def samples(self, members):
         """The samples ``members`` as items for :meth:`groups`: each its own group."""
-        return (members, self.g[members], self.h[members], self.abs_g[members],
-                self.ratio_class[members], self.exact_g[members], self.exact_h[members])
+        return members, self.ratio_class[members], self.sample_sums[:, members]
 
     def groups(self, items, rows, usable):
         """Items grouped as the reference's ``grouped_bound`` groups samples, for several sets
@@ -158,11 +169,11 @@ class _Floats:
         propositions ``usable[r]`` (a boolean row over all propositions). An item is a set of
         samples that agree on every proposition in ``usable[r]``: a sample
         (:meth:`samples`) or a group of a coarser grouping (a column of this method's
-        result). ``items`` = (a sample of each, float Σg, Σh, Σ|g|, ratio class (-1 if
-        mixed), exact Σg, Σh scaled by S). Returns the :class:`_Groups` of the R sets, each
-        in exact order of G/H descending, float sums within the error of §16, exact sums
-        Python integers."""
-        representatives, g, h, abs_g, classes, exact_g, exact_h = items
+        result). ``items`` = (a sample of each, ratio class (-1 if mixed), sums: one column
+        per item, rows as :data:`_LIMB_ROW` says). Returns the :class:`_Groups` of the R
+        sets, each in exact order of G/H descending, float sums within the error of §16,
+        exact sums as limbs (sums of the items' limbs, not carried: §16)."""
+        representatives, classes, sums = items
         # an item's key: its row and its bits of the propositions usable in its row, among
         # those usable in some row (few, so usually one 64-bit word with the row on top:
         # one stable integer sort instead of a lexicographic one)
@@ -186,51 +197,78 @@ class _Floats:
             np.logical_or(rows[1:] != rows[:-1], (words[1:] != words[:-1]).any(axis=1),
                           out=new_group[1:])
         starts = np.flatnonzero(new_group)
+        group_of = np.empty(len(rows), np.int64)          # each item's group
+        group_of[by_group] = np.cumsum(new_group) - 1
         group_rows = rows[starts]
         representatives = representatives[by_group[starts]]
         # A group of samples with one exact g/h ratio (all its items pure and of one class)
         # is "pure": its ratio is known exactly (its class) and its g terms have one sign, so
         # float sums (sums of the items' sums) have the relative error of §16. Other groups
-        # get their exact Σg and G/H rounded once (Σh, of one sign, is a float sum anyway).
+        # get their Σg's sign exactly and its value within (2·limbs + 3)u from its exact limbs
+        # (Σh, of one sign, is a float sum anyway), and G/H from those floats.
         classes = classes[by_group]
         rank = np.minimum.reduceat(classes, starts)
         pure = (rank >= 0) & (rank == np.maximum.reduceat(classes, starts))
-        g, h, abs_g, exact_g, exact_h = (np.add.reduceat(values[by_group], starts)
-                                         for values in (g, h, abs_g, exact_g, exact_h))
+        # (a weighted count per group is a sum in item order, one pass without a gather)
+        sums = np.array([np.bincount(group_of, weights=row, minlength=len(starts))
+                         for row in sums])
+        g, h = sums[0], sums[1]                    # views: g's changes below are kept
         ratio, sign = self.ratio[representatives], self.sign[representatives]
         mixed = np.flatnonzero(~pure)
         if len(mixed):
-            g[mixed] = exact_g[mixed].astype(np.float64) * self.unscale \
-                if self.unscale else (exact_g[mixed] / self.scale).astype(np.float64)
-            ratio[mixed] = (exact_g[mixed] / exact_h[mixed]).astype(np.float64)
-            sign[mixed] = np.sign(g[mixed])
+            sign[mixed], g[mixed] = self._signed_floats(
+                sums[_LIMB_ROW:_LIMB_ROW + self.limb_count, mixed].T)
+            ratio[mixed] = g[mixed] / h[mixed]
             rank[mixed] = -1
-        # by row, then G/H descending: floats correctly rounded (monotone), then the exact
-        # class; only runs of equal floats with a mixed group need more
+        # by row, then G/H descending: floats (monotone in the exact ratio for pure groups),
+        # then the exact class; only runs of ratios within their errors of each other that
+        # hold a mixed group need more
         order = np.lexsort((rank, -ratio, group_rows))
         if len(mixed):
-            order = _exact_ratio_order(order, ratio, group_rows, pure, (exact_g, exact_h))
+            order = _exact_ratio_order(order, ratio, group_rows, pure, self.relative_error,
+                                       lambda groups: self.exact_sums(sums[:, groups]))
         group_rows = group_rows[order]
         counts = np.bincount(group_rows, minlength=len(usable))
         column = np.arange(len(order)) - (np.cumsum(counts) - counts)[group_rows]
-        items = tuple(values[order] for values in (representatives, g, h, abs_g, rank,
-                                                   exact_g, exact_h))
+        items = representatives[order], rank[order], sums[:, order]
         # Thm 3.1's terms: the groups with g ≥ 0 in order (half 0; those with g = 0, last,
         # only lower G²/D), the negative ones in reverse (half 1), left-aligned; a row is as
         # wide as its longer half, other terms exact zeros
         negative = sign[order] < 0
-        backwards = counts[group_rows] - 1 - column
-        widths = np.maximum(np.bincount(group_rows[negative], minlength=len(usable)),
-                            counts - np.bincount(group_rows[negative], minlength=len(usable)))
+        negatives = np.bincount(group_rows[negative], minlength=len(usable))
+        widths = np.maximum(negatives, counts - negatives)
         shape = (len(usable), 2, widths.max(initial=0))
+        # each group's place in the flat (rows, 2, width) arrays
+        place = (group_rows * 2 + negative) * shape[2] + \
+            np.where(negative, counts[group_rows] - 1 - column, column)
         columns = np.zeros(shape, np.int64)
         terms_g, terms_h = np.zeros(shape), np.zeros(shape)
-        for half, where in ((0, ~negative), (1, negative)):
-            place = (group_rows[where], half, (column if half == 0 else backwards)[where])
-            columns[place] = items[0][where]
-            terms_g[place], terms_h[place] = items[1][where], items[2][where]
+        columns.ravel()[place] = items[0]
+        terms_g.ravel()[place], terms_h.ravel()[place] = g[order], h[order]
         return _Groups(items, np.concatenate(([0], np.cumsum(counts))), widths, columns,
                        terms_g, terms_h, self._scan(terms_g, terms_h, overwrite=False)[0])
+
+    def exact_sums(self, sums):
+        """Exact Σg, Σh (scaled by S, Python integers in object arrays) of items' ``sums``
+        (from their limbs)."""
+        limbs = sums[_LIMB_ROW:].astype(np.int64).astype(object)
+        return (limbs.T.reshape(-1, 2, self.limb_count) @ self.limb_values).T
+
+    def _signed_floats(self, limbs):
+        """The exact sign of sums given as rows of limbs, and their values over S within
+        (2·limbs + 3)u (specs §16): the float sum of the limbs times their weights, unless
+        it is below half the same sum of their magnitudes (cancellation between limbs);
+        then, with carries propagated, a sum's sign is its top limb's (or 0 if all are 0),
+        and its magnitude's limbs are all ≥ 0, so their float sum has no cancellation."""
+        values = limbs @ self.limb_weights
+        unsure = np.flatnonzero(2 * np.abs(values) < np.abs(limbs) @ self.limb_weights)
+        if len(unsure):
+            carried = _carried(limbs[unsure].astype(np.int64))
+            sign = np.where(carried[:, -1] != 0, np.sign(carried[:, -1]), carried.any(axis=1))
+            negative = sign < 0
+            carried[negative] = _carried(-carried[negative])
+            values[unsure] = sign * (carried.astype(np.float64) @ self.limb_weights)
+        return np.sign(values), values
 
     def children(self, stacked, candidates, owner):
         """Σg, λ + Σh, Σ|g| and Thm 3.1's bound of every child I ∩ I(p_a), a in
@@ -239,8 +277,9 @@ class _Floats:
         are those of the scan's two halves (each of one sign), so Σg has absolute error below
         ``relative_error``·Σ|g| and the others relative error below it."""
         columns, terms_g, terms_h = stacked
-        # a flat take is twice as fast as the equivalent 3-d fancy index
-        inside = self.extents_float.take(candidates[:, None, None] * self.n + columns[owner])
+        # a flat take is twice as fast as the equivalent 3-d fancy index, and of booleans (1
+        # byte) faster than of floats; terms times booleans are the terms or exact zeros
+        inside = self.extents.take(candidates[:, None, None] * self.n + columns[owner])
         child_g, child_h = terms_g[owner], terms_h[owner]
         child_g *= inside
         child_h *= inside
@@ -280,11 +319,12 @@ class _Floats:
 
 class _Groups:
     """Groups of several sets (rows) from :meth:`_Floats.groups`: ``items``, flat arrays in
-    row order, then G/H descending exactly (a sample of each group, float Σg, Σh, Σ|g|, ratio
-    class or -1 if mixed, exact Σg, Σh), row r's at ``offsets[r]:offsets[r + 1]``; Thm 3.1's
-    ``terms_g``, ``terms_h`` (rows, 2, width) for :meth:`_Floats._scan`, row r's first
-    ``widths[r]`` columns, and ``columns``, the sample of each term (padding: sample 0 with
-    zero terms); ``bounds``: Thm 3.1's bound of each row."""
+    row order, then G/H descending exactly (a sample of each group, its ratio class or -1 if
+    mixed, its sums: a column of rows as :data:`_LIMB_ROW` says), row r's at
+    ``offsets[r]:offsets[r + 1]``; Thm 3.1's ``terms_g``, ``terms_h`` (rows, 2, width) for
+    :meth:`_Floats._scan`, row r's first ``widths[r]`` columns, and ``columns``, the sample
+    of each term (padding: sample 0 with zero terms); ``bounds``: Thm 3.1's bound of each
+    row."""
 
     __slots__ = ("items", "offsets", "widths", "columns", "terms_g", "terms_h", "bounds")
 
@@ -308,35 +348,45 @@ class _Groups:
     def flat_items(rows):
         """The items of rows (a :class:`_Groups`, a row of it), flat, and each row's count."""
         ranges = [(groups.items, groups.offsets[r], groups.offsets[r + 1]) for groups, r in rows]
-        return (tuple(np.concatenate([items[field][low:high] for items, low, high in ranges])
-                      for field in range(len(ranges[0][0]))),
+        return (tuple(np.concatenate([items[field][..., low:high] for items, low, high in ranges],
+                                     axis=-1) for field in range(len(ranges[0][0]))),
                 np.array([high - low for _, low, high in ranges]))
 
 
-def _exact_ratio_order(order, ratios, rows, pure, exact):
-    """``order`` (groups by row, then correctly rounded G/H descending, then exact ratio class
-    for ``pure`` groups) made exact. The rounding is monotone, so only runs of equal floats in
-    one row can be out of order; two pure groups are in exact order (by class), and a mixed
-    group exactly tied with its neighbours in the run is too. Any other run is sorted by exact
-    cross-multiplication of ``exact`` = (G, H) object arrays (or a pair with G/H's ratio, for a
-    pure group); the order among exactly equal ratios is free (specs §3)."""
+def _exact_ratio_order(order, ratios, rows, pure, error, exact):
+    """``order`` (groups by row, then float G/H descending, then exact ratio class for
+    ``pure`` groups) made exact, given that each exact ratio is within ``error`` times the
+    float's magnitude of its float, which is correctly rounded for a pure group. Two groups
+    can be out of exact order only if their ratios' error intervals overlap, and then so do
+    those of every adjacent pair between them (the intervals' ends are monotone in the
+    ratio): only a run of adjacent overlapping pairs can be out of order. Two pure groups are
+    in exact order (the rounding is monotone, then the class decides), so the adjacent pairs
+    of a run with a mixed group are compared exactly (cross-multiplication of
+    ``exact(groups)`` = (G, H), object arrays); a run all of whose pairs are in order is
+    sorted, any other is sorted exactly. The order among exactly equal ratios is free
+    (specs §3)."""
     sorted_ratios, sorted_rows = ratios[order], rows[order]
-    equal = np.flatnonzero((sorted_ratios[1:] == sorted_ratios[:-1]) &
+    reach = np.abs(sorted_ratios) * error
+    close = np.flatnonzero((sorted_ratios[:-1] - reach[:-1] <= sorted_ratios[1:] + reach[1:]) &
                            (sorted_rows[1:] == sorted_rows[:-1]))
-    left, right = order[equal], order[equal + 1]
-    doubtful = ~(pure[left] & pure[right])
-    left, right = left[doubtful], right[doubtful]
-    untied = exact[0][left] * exact[1][right] != exact[0][right] * exact[1][left]
-    if not untied.any():
+    doubtful = close[~(pure[order[close]] & pure[order[close + 1]])]
+    if not len(doubtful):
         return order
-    bad = set(equal[doubtful][untied].tolist())     # pairs (p, p + 1) not exactly tied
+    total_g, total_h = exact(np.concatenate((order[doubtful], order[doubtful + 1])))
+    left, right = slice(len(doubtful)), slice(len(doubtful), None)
+    misordered = total_g[left] * total_h[right] < total_g[right] * total_h[left]
+    if not misordered.any():
+        return order
+    bad = set(doubtful[misordered].tolist())     # pairs (p, p + 1) out of exact order
     order = order.copy()
-    for run in np.split(equal, np.flatnonzero(np.diff(equal) > 1) + 1):
+    for run in np.split(close, np.flatnonzero(np.diff(close) > 1) + 1):
         if bad.isdisjoint(run.tolist()):
             continue
         low, high = run[0], run[-1] + 2
-        order[low:high] = sorted(order[low:high].tolist(), key=functools.cmp_to_key(
-            lambda x, y: exact[1][x] * exact[0][y] - exact[0][x] * exact[1][y]))   # G/H down
+        total_g, total_h = exact(order[low:high])
+        position = sorted(range(high - low), key=functools.cmp_to_key(
+            lambda x, y: total_h[x] * total_g[y] - total_g[x] * total_h[y]))   # G/H down
+        order[low:high] = order[low:high][position]
     return order
 
 
@@ -707,7 +757,8 @@ class _Search:
             batch.item_valid[owner[kept]]
         child, column = np.nonzero(inside)
         index = index[child, column]
-        groups = refined.groups = floats.groups(tuple(values[index] for values in batch.items),
+        groups = refined.groups = floats.groups(tuple(values[..., index]
+                                                      for values in batch.items),
                                                 child, usable_below)
         own = groups.bounds
         exact = refined.exact = {}
@@ -761,6 +812,16 @@ class _Search:
                 "boundary": len(self.heap)}
 
 
+def _carried(limbs):
+    """Rows of 32-bit limbs (int64) with carries propagated: the same values, every limb but
+    the top in [0, 2**32) (a new array)."""
+    limbs = limbs.copy()
+    for k in range(limbs.shape[1] - 1):
+        limbs[:, k + 1] += limbs[:, k] >> 32            # floor: the carry, of either sign
+        limbs[:, k] &= _LIMB_MASK
+    return limbs
+
+
 def _packed_rows(bits, spare=0):
     """The rows of a boolean matrix packed into 64-bit words, column j at bit j % 64 of word
     j // 64, zero-padded: equal rows give equal words. With ``spare`` > 0, the top ``spare``
@@ -787,10 +848,11 @@ def _float_keys(values):
 
 
 #: The float range the error bounds of specs §16 need: every nonzero |g_i|, every h_i, λ (when
-#: not 0) and α within [2**-_RANGE, 2**_RANGE], at most 2**20 samples. Then no sum, square,
-#: quotient or error term overflows or leaves the normal range (§16); elsewhere the reference
-#: engine runs.
-_RANGE = 200
+#: not 0) and α within [2**-_RANGE, 2**_RANGE], the scale S at most 2**_SCALE_RANGE (floats in
+#: the range have S ≤ 2**252; a nonzero exact sum over S is then ≥ 2**-500), at most 2**20
+#: samples. Then no sum, square, quotient or error term overflows or leaves the normal range
+#: (§16); elsewhere the reference engine runs.
+_RANGE, _SCALE_RANGE = 200, 500
 
 
 def _floats_are_safe(problem, alpha):
@@ -799,7 +861,7 @@ def _floats_are_safe(problem, alpha):
     scale = problem.scale
     values = [abs(v) for v in problem.g if v] + list(problem.h) + \
         ([problem.lam] if problem.lam else [])
-    return problem.n_samples <= 1 << 20 and \
+    return problem.n_samples <= 1 << 20 and scale <= 1 << _SCALE_RANGE and \
         all(scale <= v << _RANGE and v <= scale << _RANGE for v in values) and \
         alpha.numerator << _RANGE >= alpha.denominator
 

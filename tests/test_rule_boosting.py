@@ -253,7 +253,9 @@ def test_fast_base_learners_make_the_reference_search(instance, search, apx, max
     ([1e-163, -1e-11], [3e-308, 1.0], 0, 1),          # G**2 underflows
     ([1e9, -1], [1e-300, 1], 1, 1),                    # g/h overflows
     ([1e300, -1], [1, 1], 1, 1),                       # obj overflows
-    ([1e50, -1e50, 1e50, -1e50, 1e-150], [1] * 5, 1, Fraction(1, 10**400))])   # α → 0.0
+    ([1e50, -1e50, 1e50, -1e50, 1e-150], [1] * 5, 1, Fraction(1, 10**400)),    # α → 0.0
+    ([Fraction(3**100 + 1, 3**100), -Fraction(5**100 - 1, 5**100)],          # S > 2**500
+     [Fraction(7**100 + 2, 7**100), 1], 1, 1)])
 def test_fast_base_learners_outside_the_float_range(g, h, lam, apx):
     """Found by review: values whose floats overflow or underflow must not reach a float
     decision; outside the range of specs §16 the fast engine runs the reference search."""
@@ -276,6 +278,26 @@ def test_fast_base_learners_with_massive_ties(seed, lam, depth):
                                           np.full(n, 0.25), lam)
     _same_search(problem, "optimal", max_depth=depth)
     _same_search(problem, "optimal")
+    _same_search(problem, "greedy")
+
+
+@given(st.integers(0, 2**32 - 1), st.sampled_from([0, 1, 2**-140]))
+def test_fast_base_learners_with_cancelling_sums_of_many_limbs(seed, lam):
+    """specs §16, adversarial for the exact sums as limbs: |g| from 2**-150 to 2**150 (about
+    ten 32-bit limbs), g in pairs ±x that cancel exactly within groups, so that a group's Σg
+    is decided by far smaller terms or is exactly 0 (its float sum says nothing), h from
+    2**-100 to 2**100, many equal ratios."""
+    rng = np.random.default_rng(seed)
+    n = 48
+    extents = rng.random((6, n)) < 0.5
+    big = [2.0 ** 150, 2.0 ** 150 * (1 + 2.0 ** -52), 3.0 * 2.0 ** 100, 1.0]
+    g = rng.choice(big, n) * rng.choice([-1, 1], n)
+    g[1::2] = -g[::2]                                   # cancelling pairs
+    g[rng.random(n) < 0.2] = rng.choice([2.0 ** -150, -2.0 ** -150, 0.5, -0.75])
+    h = rng.choice([1.0, 2.0 ** -100, 2.0 ** 100, 3.0], n)
+    problem = GradientProblem.from_values(extents, [f"p{j}" for j in range(6)], g, h, lam)
+    _same_search(problem, "optimal")
+    _same_search(problem, "optimal", max_depth=2)
     _same_search(problem, "greedy")
 
 
@@ -315,8 +337,8 @@ def test_fast_groups_are_the_reference_groups_with_one_or_several_key_words(seed
                 total = expected.get(key, (0, 0))
                 expected[key] = (total[0] + data.g[i], total[1] + data.h[i])
             low, high = groups.offsets[r], groups.offsets[r + 1]
-            assert sorted(zip(groups.items[5][low:high].tolist(),
-                              groups.items[6][low:high].tolist())) == sorted(expected.values())
+            exact = floats.exact_sums(groups.items[2][:, low:high])
+            assert sorted(zip(*(sums.tolist() for sums in exact))) == sorted(expected.values())
             exact = float(grouped_bound(data, (1 << n) - 1, mask) / problem.scale)
             assert math.isclose(groups.bounds[r], exact, rel_tol=floats.relative_error)
 
@@ -408,8 +430,44 @@ def test_groups_with_equal_float_ratios_are_ordered_exactly():
     assert len(set(ratios)) == 1
     for start in ([0, 1, 2], [2, 0, 1], [1, 2, 0]):
         order = _exact_ratio_order(np.array(start), ratios, np.zeros(3, np.int64),
-                                   np.array([False, False, True]), exact)
+                                   np.array([False, False, True]), 2.0 ** -52,
+                                   lambda groups: (exact[0][groups], exact[1][groups]))
         assert order.tolist() == [1, 0, 2], start
+
+
+def test_groups_with_float_ratios_within_their_error_are_ordered_exactly():
+    """specs §16: a mixed group's float ratio is only within the error bound of the exact one,
+    so floats can order groups wrongly, also across a pure group between them, also when
+    their floats differ; runs of ratios within the error of each other are ordered exactly,
+    others by floats (here exact ratios 3, 2 + 10**-14 (pure), 2 + 2·10**-14, 2 (pure),
+    2 - 10**-14 and 1 (pure), the middle floats off by up to 3·10**-14 the wrong way; rows
+    0 and 1)."""
+    from optrules.fast.rule_boosting import _exact_ratio_order
+    tiny = Fraction(1, 10 ** 14)
+    exact_ratios = [Fraction(3), 2 + tiny, 2 + 2 * tiny, Fraction(2), 2 - tiny, Fraction(1)]
+    exact = (np.array([r.numerator * 7 for r in exact_ratios], dtype=object),
+             np.array([r.denominator * 7 for r in exact_ratios], dtype=object))
+    ratios = np.array([3.0, float(2 + tiny), float(2 - tiny), 2.0, float(2 + 2 * tiny), 1.0])
+    pure = np.array([False, True, False, True, False, True])
+    ask = []
+    def sums(groups):
+        ask.append(sorted(groups.tolist()))
+        return exact[0][groups], exact[1][groups]
+    for rows in (np.zeros(6, np.int64), np.array([0, 0, 0, 0, 0, 1])):
+        start = np.lexsort((-ratios, rows))
+        assert start.tolist() == [0, 4, 1, 3, 2, 5]            # by floats: wrong
+        order = _exact_ratio_order(start, ratios, rows, pure, 1e-13, sums)
+        assert order.tolist() == [0, 2, 1, 3, 4, 5]
+    # exactly: the close pairs with a mixed group (4, 1) and (3, 2), not the pure (1, 3); then
+    # their run
+    assert ask[:2] == [[1, 2, 3, 4], [1, 2, 3, 4]]
+    # no ratios within the (here too small) error of each other, or not in one row: floats
+    # decide, nothing is computed exactly
+    ask.clear()
+    for rows, error in ((np.zeros(6, np.int64), 1e-16), (np.arange(6), 1e-13)):
+        start = np.lexsort((-ratios, rows))
+        order = _exact_ratio_order(start, ratios, rows, pure, error, sums)
+        assert order.tolist() == start.tolist() and ask == []
 
 
 def test_fast_ranking_is_the_reference_ranking():
