@@ -22,9 +22,13 @@ _INSTALL = "pip install 'optrules[distributed]'"
 
 #: Dask settings of the local cluster's workers: no statistical profiler, whose thread samples
 #: each worker's stack 100 times a second, taking the interpreter lock from the search each
-#: time. Give a remote cluster's workers the same settings (specs/distributed.md).
+#: time; and glibc's own threshold for returning freed memory to the system, not Dask's 64 KiB
+#: (with it, a search task's CPU time grew by a quarter to a half: COMPAS λ = 0.01, one task,
+#: 5.7-6.8 s against 4.5-4.8 s, 4.4-4.6 s in the client). Give a remote cluster's workers the
+#: same settings (specs/distributed.md).
 QUIET_WORKERS = {"distributed.worker.profile.enabled": False,
-                 "distributed.admin.system-monitor.gil.enabled": False}
+                 "distributed.admin.system-monitor.gil.enabled": False,
+                 "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
 
 
 class DistributedUnavailable(ImportError):
