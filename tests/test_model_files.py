@@ -467,15 +467,17 @@ def test_a_directory_or_an_empty_file_is_not_a_model(tmp_path):
 
 
 def test_a_rule_list_file_from_before_the_trace_parameter_loads(models, tmp_path):
-    """Files written before ``trace`` existed lack it and load with its default; a file
-    lacking any other parameter is still refused."""
+    """Files written before ``trace`` (and ``n_workers``, ``scheduler``) existed lack them and
+    load with their defaults; a file lacking any other parameter is still refused."""
     path = _saved(models, tmp_path)
-    _rewritten(path, lambda b: b["params"].pop("trace"))
-    model = load_model(path)
-    assert model.trace is None and model.objective_ == models[0][0].objective_
+    for name in ("trace", "n_workers", "scheduler"):
+        _rewritten(path, lambda b: b["params"].pop(name))
+        model = load_model(path)
+        assert getattr(model, name) is None and model.objective_ == models[0][0].objective_
     _rewritten(path, lambda b: b["params"].pop("lam"))
     with pytest.raises(ValueError, match="'params' must name exactly the parameters .* "
-                                         r"\(files written before \['trace'\] existed may lack"):
+                                         r"\(files written before \['trace', 'n_workers', "
+                                         r"'scheduler'\] existed may lack"):
         load_model(path)
 
 
