@@ -2,8 +2,11 @@
 local Dask workers and in one process, back to back in one run; then a simulated cluster of k
 workers from per-task timings.
 
+(Not ``distributed.py``: run as a script, this folder comes first on ``sys.path``, and the
+file would stand in for the Dask package of that name.)
+
 Run by hand (the optrules environment with the extra ``distributed``):
-    python benchmarks/distributed.py [--lam 0.0075 0.005] [--workers 1 2]
+    python benchmarks/distributed_search.py [--lam 0.0075 0.005] [--workers 1 2]
         [--simulate 1 2 4 8] [--simulate-lam 0.0075]
 
 Measured part: per λ, the fast engine in one process, then a local cluster of each size in
