@@ -459,15 +459,7 @@ class _BranchAndBound:
                    "queue_size": self._queue_length(), "map_size": len(self.symmetry_map)}
         if counters_only:
             return figures
-        scale = self.mistake * self.total_weight
-        lower_bound, remaining = self.queue_summary()
-        lengths = collections.Counter()
-        for (depth, _, _), count in self.queued_bounds.items():
-            lengths[depth] += count
-        figures.update(best_objective=Fraction(self.best_objective, scale),
-                       lower_bound=Fraction(lower_bound, scale),
-                       remaining_search_space=remaining,
-                       prefix_lengths=[lengths[k] for k in range(max(lengths, default=-1) + 1)])
+        figures.update(bound_figures(self, self.queued_bounds))
         return figures
 
     # ----- certificates --------------------------------------------------------------------
@@ -496,6 +488,20 @@ class _BranchAndBound:
     def final_statistics(self):
         """The search's counters, with the size of its symmetry map at the end."""
         return dict(self.statistics, symmetry_map_size=len(self.symmetry_map))
+
+
+def bound_figures(search, queued_bounds):
+    """The progress figures of a search's bounds (exact fractions): best objective, global
+    lower bound, remaining search space and the queue's prefix lengths, from its queued
+    prefixes counted by (length, b, b_0) in ``queued_bounds``."""
+    scale = search.mistake * search.total_weight
+    lower_bound, remaining = search.queue_summary()
+    lengths = collections.Counter()
+    for (depth, _, _), count in queued_bounds.items():
+        lengths[depth] += count
+    return {"best_objective": Fraction(search.best_objective, scale),
+            "lower_bound": Fraction(lower_bound, scale), "remaining_search_space": remaining,
+            "prefix_lengths": [lengths[k] for k in range(max(lengths, default=-1) + 1)]}
 
 
 def queue_summary(queued_bounds, best, penalty, n_antecedents):

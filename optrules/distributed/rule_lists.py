@@ -11,6 +11,7 @@ Examples
 --------
 On a cluster, ``fit_rule_list(data, lam, n_workers=2)``; here every task runs in this process:
 
+>>> from fractions import Fraction
 >>> from optrules.data.binary_dataset import BinaryDataset
 >>> from optrules.rule_lists.equivalent_points import minority_bits
 >>> from optrules.rule_lists.fit import SearchConfig
@@ -30,15 +31,14 @@ import time
 import uuid
 import zlib
 from dataclasses import dataclass, replace
-from fractions import Fraction
 
 from optrules.blas import single_blas_thread
 from optrules.distributed.cluster import SearchHub
 from optrules.fast.corels import _INT64_SAFE, _VectorisedBranchAndBound, compressed
 from optrules.rule_lists.fit import SearchConfig
 from optrules.rule_lists.search_certificate import SearchCertificateWriter
-from optrules.reference.corels import (_BranchAndBound, _Node, dominance_order,
-                                       queue_summary, search_result)
+from optrules.reference.corels import (_BranchAndBound, _Node, bound_figures,
+                                       dominance_order, queue_summary, search_result)
 
 __all__ = ["corels", "InProcess", "OnDask", "Prefix", "TaskLimits", "TaskResult", "run_task"]
 
@@ -667,15 +667,7 @@ class _Coordinator:
                    "nodes_by_worker": dict(sorted(self.nodes_by_worker.items()))}
         if counters_only:
             return figures
-        scale = self.mistake * self.total_weight
-        lower_bound, remaining = self.queue_summary()
-        lengths = collections.Counter()
-        for (depth, _, _), count in self._queued_bounds().items():
-            lengths[depth] += count
-        figures.update(best_objective=Fraction(self.best_objective, scale),
-                       lower_bound=Fraction(lower_bound, scale),
-                       remaining_search_space=remaining,
-                       prefix_lengths=[lengths[k] for k in range(max(lengths, default=-1) + 1)])
+        figures.update(bound_figures(self, self._queued_bounds()))
         return figures
 
 
