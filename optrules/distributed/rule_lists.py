@@ -330,11 +330,14 @@ class _HubLink:
 class TaskLimits:
     """When a task hands its queue back: after ``time_slice`` seconds if a worker is idle
     (None: never for that reason), after ``max_nodes`` expansions, or ``seconds_left`` seconds
-    (the search's own limits, shared among the tasks; None: none)."""
+    (the search's own limits, shared among the tasks; None: none), or when more than
+    ``max_queue`` prefixes wait in its queue (the search's queue limit: the coordinator then
+    sees them and stops)."""
 
     time_slice: float | None
     max_nodes: int | None = None
     seconds_left: float | None = None
+    max_queue: int | None = None
 
 
 def run_task(dataset, lam, config, engine, frontier, best, limits, hub=None,
@@ -354,8 +357,8 @@ def run_task(dataset, lam, config, engine, frontier, best, limits, hub=None,
     with single_blas_thread():
         search = _SUBTREE_SEARCHES[_engine(dataset, lam, engine)](dataset, lam, config,
                                                                   frontier, best, link)
-        nodes, stop = search.run(limits.max_nodes, None, _Slice(search, limits),
-                                 search.exchange)
+        nodes, stop = search.run(limits.max_nodes, limits.max_queue,
+                                 _Slice(search, limits), search.exchange)
         if link is not None:
             search.share(wait=True)            # the last entries, for the other tasks
         left = [] if stop is None else frontier_of(search)
@@ -536,16 +539,17 @@ class _Coordinator:
             progress(nodes, self.describe)
         while self.frontier or self.running:
             try:
-                self._deal(nodes, max_nodes, budget)
-                idle = not self.frontier and len(self.running) < self.executor.n_workers
-                if idle != self.split_wanted:            # running tasks: hand back frontiers
-                    self.executor.want_split(idle)
-                    self.split_wanted = idle
+                # The limits first: a task dealt out now would only be cancelled.
                 stop = "node-limit" if max_nodes is not None and nodes >= max_nodes else \
                     "queue-limit" if max_queue is not None and \
                     self._queue_length() > max_queue else budget.stop_reason()
                 if stop is not None:
                     return nodes, self._stop(stop)
+                self._deal(nodes, max_nodes, max_queue, budget)
+                idle = not self.frontier and len(self.running) < self.executor.n_workers
+                if idle != self.split_wanted:            # running tasks: hand back frontiers
+                    self.executor.want_split(idle)
+                    self.split_wanted = idle
                 done = self.executor.wait(self.running, timeout=0.1)
             except self.executor.failures:
                 return nodes, self._stop("cluster-lost")
@@ -557,7 +561,7 @@ class _Coordinator:
                 progress(nodes, self.describe)
         return nodes, None
 
-    def _deal(self, nodes, max_nodes, budget):
+    def _deal(self, nodes, max_nodes, max_queue, budget):
         """Split the frontier into one task per idle worker, dealing its prefixes round-robin
         in priority order (each task gets good and poor ones). No task waits for a worker:
         it would start from an old frontier whose better permutations the running tasks have
@@ -571,9 +575,11 @@ class _Coordinator:
         time_slice = self.executor.time_slice
         if nodes == 0 and not self.running and time_slice is not None:     # the first task
             time_slice = min(time_slice, FIRST_SLICE)
-        # The search's limits, shared: a part's nodes left, and the seconds left.
+        # The search's limits, shared: a part's nodes left, and the seconds left; a task
+        # whose own queue passes the queue limit hands it back (then the coordinator stops).
         limits = TaskLimits(time_slice, None if max_nodes is None else
-                            max(1, -(-(max_nodes - nodes) // parts)), budget.remaining_time())
+                            max(1, -(-(max_nodes - nodes) // parts)), budget.remaining_time(),
+                            max_queue)
         for k in range(parts):
             part = self.frontier[k::parts]
             self.running[self.executor.submit(part, self.best, limits)] = part
