@@ -49,7 +49,12 @@ class Cluster:
             raise DistributedUnavailable(
                 f"a distributed search needs Dask distributed: {_INSTALL}") from error
         if self.scheduler is not None:
-            with Client(self.scheduler, timeout="30s") as client:
+            try:
+                client = Client(self.scheduler, timeout="30s")
+            except (ValueError, OSError) as error:    # not an address; no scheduler there
+                raise type(error)(f"The 'scheduler' parameter: no Dask scheduler at "
+                                  f"{self.scheduler!r}: {error}") from error
+            with client:
                 yield client
             return
         with dask.config.set(QUIET_WORKERS), \
