@@ -267,3 +267,20 @@ def test_a_time_limit_holds_on_a_cluster_without_workers():
         hung = thread.is_alive()
     assert not hung, "fit_rule_list(scheduler=..., time_limit=1) still running after 20 s"
     assert outcome and outcome[0].status == "time-limit"
+
+
+def test_a_workers_next_task_knows_its_earlier_tasks_entries(monkeypatch):
+    """InProcess is one worker: every task after the first should prune with the map entries
+    of the earlier ones (the hub's cursor passes a worker's own batches, so only the worker's
+    cache can keep them); the one-process list is unchanged."""
+    data, lam = _medium()
+    witnesses = []
+    original = distributed._Witness
+    monkeypatch.setattr(distributed, "_Witness",
+                        lambda antecedents: witnesses.append(antecedents) or
+                        original(antecedents))
+    result = distributed.corels(_with_sound_minority(data), lam, SearchConfig(), "fast",
+                                distributed.InProcess(time_slice=0, split=True))
+    one = fit_rule_list(data, lam)
+    assert (result.objective, rules(result)) == (one.objective, rules(one))
+    assert witnesses
