@@ -315,6 +315,15 @@ class _HubLink:
             return reply or earlier
         return reply[0], earlier[1] + reply[1], reply[2]
 
+    def remember(self, entries):
+        """Keep this task's own map entries (key, entry) for the next tasks of the search on
+        this worker: the hub does not return a worker the batches it sent, and its cursor has
+        passed them."""
+        for key, entry in entries:
+            known = self.known.get(key)
+            if known is None or entry < known:
+                self.known[key] = entry
+
     def _reply(self, wait):
         """The answer of the call in flight if it has come (or ``wait``), else None."""
         call = self.in_flight
@@ -352,7 +361,8 @@ def run_task(dataset, lam, config, engine, frontier, best, limits, hub=None,
     if isinstance(hub, tuple):                  # an actor's (worker address, key)
         from distributed.actor import Actor
         hub = Actor(SearchHub, *hub)
-    # The hub returns each task the other tasks' entries, earlier ones on this worker too.
+    # The hub returns each task the other tasks' entries; the worker's cache (``known``)
+    # keeps those and its earlier tasks' own.
     link = None if hub is None else _HubLink(hub, search_name, uuid.uuid4().hex)
     with single_blas_thread():
         search = _SUBTREE_SEARCHES[_engine(dataset, lam, engine)](dataset, lam, config,
@@ -361,6 +371,8 @@ def run_task(dataset, lam, config, engine, frontier, best, limits, hub=None,
                                  _Slice(search, limits), search.exchange)
         if link is not None:
             search.share(wait=True)            # the last entries, for the other tasks
+            # ... and for the next tasks on this worker: the hub's cursor has passed them.
+            link.remember(_entries(search.symmetry_map.values()))
         left = [] if stop is None else frontier_of(search)
     statistics = search.final_statistics()
     if link is not None:
