@@ -476,10 +476,22 @@ class OnDask:
         # The actor lives while its future does. Tasks get its address, not the actor: as an
         # argument it would be a dependency, and a task would be cancelled with its worker.
         self.hub_future = self.client.submit(SearchHub, best, actor=True, pure=False)
-        self.hub = self.hub_future.result()
+        self.hub = None                          # until a worker holds it (:meth:`ready`)
         # The compressed data goes with each task (one a worker at a time), not scattered:
         # a restarted worker then needs nothing that the lost one held.
         self.task = (dataset, lam, config, engine)
+
+    def ready(self, budget):
+        """Wait for a worker to hold the hub (a cluster may have none yet); the budget's
+        stop status if it stops first, else None."""
+        while True:
+            try:
+                self.hub = self.hub_future.result(timeout=0.1)
+                return None
+            except TimeoutError:
+                stop = budget.stop_reason()
+                if stop is not None:
+                    return stop
 
     def want_split(self, wanted):
         with contextlib.suppress(Exception):     # a lost hub: the tasks run to their ends
@@ -549,6 +561,12 @@ class _Coordinator:
         nodes = 0
         if progress is not None:
             progress(nodes, self.describe)
+        try:                       # the executor's shared state (a cluster may have no worker)
+            stop = self.executor.ready(budget) if hasattr(self.executor, "ready") else None
+        except self.executor.failures:
+            stop = "cluster-lost"
+        if stop is not None:
+            return nodes, self._stop(stop)
         while self.frontier or self.running:
             try:
                 # The limits first: a task dealt out now would only be cancelled.
