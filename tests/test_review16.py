@@ -129,7 +129,12 @@ def test_tasks_on_fresh_workers_share_entries_and_find_the_one_process_list(
 def test_concurrent_tasks_find_the_one_process_list(instance, policy, symmetry_map, disabled,
                                                     engine):
     data, lam = instance
-    _check(data, lam, Threads(), policy, symmetry_map, disabled, engine)
+    interval = distributed.EXCHANGE_INTERVAL
+    distributed.EXCHANGE_INTERVAL = 0            # exchange after every node: entries and
+    try:                                         # incumbents arrive mid-search
+        _check(data, lam, Threads(time_slice=0.001), policy, symmetry_map, disabled, engine)
+    finally:
+        distributed.EXCHANGE_INTERVAL = interval
 
 
 # ----- ties everywhere ----------------------------------------------------------------------
@@ -284,3 +289,26 @@ def test_a_workers_next_task_knows_its_earlier_tasks_entries(monkeypatch):
     one = fit_rule_list(data, lam)
     assert (result.objective, rules(result)) == (one.objective, rules(one))
     assert witnesses
+
+
+@given(rule_list_instances(), *CONFIGS, st.none() | st.integers(1, 12),
+       st.none() | st.integers(1, 20))
+def test_limits_keep_an_exact_gap_with_shared_entries(instance, policy, symmetry_map,
+                                                      disabled, engine, max_nodes, max_queue):
+    data, lam = instance
+    config = SearchConfig(policy=policy, symmetry_map=symmetry_map,
+                          bounds=frozenset(BOUNDS) - disabled, max_nodes=max_nodes,
+                          max_queue=max_queue)
+    searched = _with_sound_minority(data) if "equivalent_points" not in disabled else data
+    result = distributed.corels(searched, Fraction(lam), config, engine,
+                                FreshWorkers(time_slice=0, split=True))
+    instance = RuleListInstance.from_dataset(data, result.lam)
+    optimum, first = optimal_rule_list(instance)
+    assert result.lower_bound <= optimum <= result.objective == rescore_rule_list(
+        instance, result.rule_list, data.classes).objective
+    if result.status == "optimal":
+        assert result.objective == result.lower_bound == optimum
+        assert _indices(result, data) == first
+    else:
+        assert result.status in ("node-limit", "queue-limit")
+        assert result.remaining_search_space > 0 or result.lower_bound == result.objective
