@@ -312,3 +312,37 @@ def test_limits_keep_an_exact_gap_with_shared_entries(instance, policy, symmetry
     else:
         assert result.status in ("node-limit", "queue-limit")
         assert result.remaining_search_space > 0 or result.lower_bound == result.objective
+
+
+_CTRL_C_SCRIPT = """
+import os, signal, sys, time
+from optrules.data.corels_files import load_corels
+from optrules.rule_lists.fit import fit_rule_list
+if __name__ == "__main__":
+    d = sys.argv[1]
+    data = load_corels(d + "/compas_train.out", d + "/compas_train.label",
+                       d + "/compas_train.minor")
+    sent = []
+    def ctrl_c(nodes, describe):
+        if not sent and nodes > 0:
+            sent.append(time.perf_counter())
+            os.killpg(os.getpgid(0), signal.SIGINT)        # as a terminal's Ctrl-C
+    result = fit_rule_list(data, "0.01", n_workers=2, progress=ctrl_c)
+    print(result.status, result.lower_bound <= result.objective,
+          time.perf_counter() - sent[0])
+"""
+
+
+def test_ctrl_c_in_the_terminal_stops_a_local_cluster_search_at_once(tmp_path, compas_dir):
+    """A terminal's Ctrl-C reaches the workers too (one process group): they died with
+    KeyboardInterrupt tracebacks, and the stop waited HUB_TIMEOUT (10 s) for the lost hub."""
+    import subprocess
+    import sys
+    script = tmp_path / "ctrl_c.py"
+    script.write_text(_CTRL_C_SCRIPT)
+    run = subprocess.run([sys.executable, str(script), str(compas_dir)], capture_output=True,
+                         text=True, timeout=300, start_new_session=True)
+    status, valid, seconds = run.stdout.split()
+    assert (status, valid) == ("interrupted", "True")
+    assert float(seconds) < 5, seconds
+    assert "KeyboardInterrupt" not in run.stderr
