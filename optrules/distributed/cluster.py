@@ -53,14 +53,37 @@ class Cluster:
             raise DistributedUnavailable(
                 f"a distributed search needs Dask distributed: {_INSTALL}") from error
         if self.scheduler is not None:
-            with Client(self.scheduler, timeout="30s") as client:
+            try:
+                client = Client(self.scheduler, timeout="30s")
+            except (ValueError, OSError) as error:    # not an address; no scheduler there
+                raise type(error)(f"The 'scheduler' parameter: no Dask scheduler at "
+                                  f"{self.scheduler!r}: {error}") from error
+            with client:
                 yield client
             return
-        with dask.config.set(QUIET_WORKERS), \
-                LocalCluster(n_workers=self.n_workers, threads_per_worker=1, processes=True,
-                             dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
-                Client(cluster) as client:
-            yield client
+        with dask.config.set(QUIET_WORKERS), contextlib.ExitStack() as stack:
+            with _workers_ignore_ctrl_c():            # only while the processes start
+                cluster = stack.enter_context(LocalCluster(
+                    n_workers=self.n_workers, threads_per_worker=1, processes=True,
+                    dashboard_address=":0", silence_logs=logging.ERROR))
+            yield stack.enter_context(Client(cluster))
+
+
+@contextlib.contextmanager
+def _workers_ignore_ctrl_c():
+    """Start the local cluster's processes with SIGINT ignored (inherited), so that a Ctrl-C
+    in the terminal, which reaches the whole process group, stops the search through this
+    process (its budget) instead of killing the workers and the hub mid-task."""
+    import signal
+    import threading
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def cluster_parameters(n_workers, scheduler, owner):

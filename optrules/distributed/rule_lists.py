@@ -333,6 +333,15 @@ class _HubLink:
             return reply or earlier
         return reply[0], earlier[1] + reply[1], reply[2]
 
+    def remember(self, entries):
+        """Keep this task's own map entries (key, entry) for the next tasks of the search on
+        this worker: the hub does not return a worker the batches it sent, and its cursor has
+        passed them."""
+        for key, entry in entries:
+            known = self.known.get(key)
+            if known is None or entry < known:
+                self.known[key] = entry
+
     def _reply(self, wait):
         """The answer of the call in flight if it has come (or ``wait``), else None."""
         call = self.in_flight
@@ -348,12 +357,14 @@ class _HubLink:
 class TaskLimits:
     """When a task hands its queue back: after ``time_slice`` seconds if a worker is idle
     (None: never for that reason), after ``max_nodes`` expansions, or ``seconds_left`` seconds
-    (the search's own limits, shared among the tasks; None: none). ``records``: write its
-    search-certificate records."""
+    (the search's own limits, shared among the tasks; None: none), or when more than
+    ``max_queue`` prefixes wait in its queue (the search's queue limit: the coordinator then
+    sees them and stops). ``records``: write its search-certificate records."""
 
     time_slice: float | None
     max_nodes: int | None = None
     seconds_left: float | None = None
+    max_queue: int | None = None
     records: bool = False
 
 
@@ -369,7 +380,8 @@ def run_task(dataset, lam, config, engine, frontier, best, limits, hub=None,
     if isinstance(hub, tuple):                  # an actor's (worker address, key)
         from distributed.actor import Actor
         hub = Actor(SearchHub, *hub)
-    # The hub returns each task the other tasks' entries, earlier ones on this worker too.
+    # The hub returns each task the other tasks' entries; the worker's cache (``known``)
+    # keeps those and its earlier tasks' own.
     link = None if hub is None else _HubLink(hub, search_name, uuid.uuid4().hex)
     records = None
     if limits.records:
@@ -378,10 +390,12 @@ def run_task(dataset, lam, config, engine, frontier, best, limits, hub=None,
     with single_blas_thread():
         search = _SUBTREE_SEARCHES[_engine(dataset, lam, engine)](dataset, lam, config,
                                                                   frontier, best, link)
-        nodes, stop = search.run(limits.max_nodes, None, _Slice(search, limits),
-                                 search.exchange)
+        nodes, stop = search.run(limits.max_nodes, limits.max_queue,
+                                 _Slice(search, limits), search.exchange)
         if link is not None:
             search.share(wait=True)            # the last entries, for the other tasks
+            # ... and for the next tasks on this worker: the hub's cursor has passed them.
+            link.remember(_entries(search.symmetry_map.values()))
         left = [] if stop is None else frontier_of(search)
     statistics = search.final_statistics()
     if link is not None:
@@ -486,10 +500,22 @@ class OnDask:
         # The actor lives while its future does. Tasks get its address, not the actor: as an
         # argument it would be a dependency, and a task would be cancelled with its worker.
         self.hub_future = self.client.submit(SearchHub, best, actor=True, pure=False)
-        self.hub = self.hub_future.result()
+        self.hub = None                          # until a worker holds it (:meth:`ready`)
         # The compressed data goes with each task (one a worker at a time), not scattered:
         # a restarted worker then needs nothing that the lost one held.
         self.task = (dataset, lam, config, engine)
+
+    def ready(self, budget):
+        """Wait for a worker to hold the hub (a cluster may have none yet); the budget's
+        stop status if it stops first, else None."""
+        while True:
+            try:
+                self.hub = self.hub_future.result(timeout=0.1)
+                return None
+            except TimeoutError:
+                stop = budget.stop_reason()
+                if stop is not None:
+                    return stop
 
     def want_split(self, wanted):
         with contextlib.suppress(Exception):     # a lost hub: the tasks run to their ends
@@ -560,18 +586,25 @@ class _Coordinator:
         nodes = 0
         if progress is not None:
             progress(nodes, self.describe)
+        try:                       # the executor's shared state (a cluster may have no worker)
+            stop = self.executor.ready(budget) if hasattr(self.executor, "ready") else None
+        except self.executor.failures:
+            stop = "cluster-lost"
+        if stop is not None:
+            return nodes, self._stop(stop)
         while self.frontier or self.running:
             try:
-                self._deal(nodes, max_nodes, budget)
-                idle = not self.frontier and len(self.running) < self.executor.n_workers
-                if idle != self.split_wanted:            # running tasks: hand back frontiers
-                    self.executor.want_split(idle)
-                    self.split_wanted = idle
+                # The limits first: a task dealt out now would only be cancelled.
                 stop = "node-limit" if max_nodes is not None and nodes >= max_nodes else \
                     "queue-limit" if max_queue is not None and \
                     self._queue_length() > max_queue else budget.stop_reason()
                 if stop is not None:
                     return nodes, self._stop(stop)
+                self._deal(nodes, max_nodes, max_queue, budget)
+                idle = not self.frontier and len(self.running) < self.executor.n_workers
+                if idle != self.split_wanted:            # running tasks: hand back frontiers
+                    self.executor.want_split(idle)
+                    self.split_wanted = idle
                 done = self.executor.wait(self.running, timeout=0.1)
             except self.executor.failures:
                 return nodes, self._stop("cluster-lost")
@@ -583,7 +616,7 @@ class _Coordinator:
                 progress(nodes, self.describe)
         return nodes, None
 
-    def _deal(self, nodes, max_nodes, budget):
+    def _deal(self, nodes, max_nodes, max_queue, budget):
         """Split the frontier into one task per idle worker, dealing its prefixes round-robin
         in priority order (each task gets good and poor ones). No task waits for a worker:
         it would start from an old frontier whose better permutations the running tasks have
@@ -597,10 +630,11 @@ class _Coordinator:
         time_slice = self.executor.time_slice
         if nodes == 0 and not self.running and time_slice is not None:     # the first task
             time_slice = min(time_slice, FIRST_SLICE)
-        # The search's limits, shared: a part's nodes left, and the seconds left.
+        # The search's limits, shared: a part's nodes left, and the seconds left; a task
+        # whose own queue passes the queue limit hands it back (then the coordinator stops).
         limits = TaskLimits(time_slice, None if max_nodes is None else
                             max(1, -(-(max_nodes - nodes) // parts)), budget.remaining_time(),
-                            self.certificate is not None)
+                            max_queue, self.certificate is not None)
         for k in range(parts):
             part = self.frontier[k::parts]
             self.running[self.executor.submit(part, self.best, limits)] = part

@@ -1,0 +1,349 @@
+"""Result-order ties on tie-heavy data, and the distributed rule-list search with tasks that
+share symmetry-map entries, limits and faults (from an adversarial review, 2026-11-26).
+
+The executors here share symmetry-map entries between tasks, which ``InProcess`` never does
+(every task there reads the hub through one worker state whose cursor has already passed the
+batches of the earlier tasks, all written from that state)."""
+
+import concurrent.futures
+import threading
+import uuid
+from fractions import Fraction
+
+from hypothesis import given, settings, strategies as st
+
+from optrules.distributed import rule_lists as distributed
+from optrules.distributed.cluster import SearchHub
+from optrules.rule_lists.fit import (BOUNDS, POLICIES, SYMMETRY_MAPS, SearchConfig,
+                                     _with_sound_minority, fit_rule_list)
+from optrules.verify.instances import RuleListInstance
+from optrules.verify.oracle import optimal_rule_list
+from optrules.verify.rescore import rescore_rule_list
+from test_rule_list_search import rule_list_instances
+
+
+def rules(result):
+    return [(rule.antecedent, rule.prediction) for rule in result.rule_list.rules], \
+        result.rule_list.default
+
+
+class _LockedHub(SearchHub):
+    def __init__(self, best):
+        super().__init__(best)
+        self.lock = threading.Lock()
+
+    def exchange(self, origin, offer, batch, cursor):
+        with self.lock:
+            return super().exchange(origin, offer, batch, cursor)
+
+
+class FreshWorkers(distributed.InProcess):
+    """As InProcess, but each task runs as on a new worker (its own cache and hub cursor):
+    it receives every batch of entries of the earlier tasks."""
+
+    def start(self, dataset, lam, config, engine, best):
+        super().start(dataset, lam, config, engine, best)
+        self.names = []
+
+    def submit(self, frontier, best, limits):
+        name = f"{self.name}-{uuid.uuid4().hex}"
+        self.names.append(name)
+        return distributed.run_task(*self.task, frontier, best, limits, self.hub, name)
+
+    def finish(self):
+        for name in self.names:
+            distributed._forget(name)
+
+
+class Threads:
+    """Tasks run concurrently in threads of this process (each as on its own worker), with a
+    hub shared under a lock: entries arrive while the receiving task is searching."""
+
+    failures = ()
+
+    def __init__(self, n_workers=3, time_slice=0.0):
+        self.n_workers, self.time_slice = n_workers, time_slice
+        self.completed, self.names = [], []
+        self.pool = concurrent.futures.ThreadPoolExecutor(n_workers)
+
+    def start(self, dataset, lam, config, engine, best):
+        self.name = f"optrules-search-{uuid.uuid4().hex}"
+        self.task = (dataset, lam, config, engine)
+        self.hub = _LockedHub(best)
+
+    def want_split(self, wanted):
+        self.hub.want_split(wanted)
+
+    def submit(self, frontier, best, limits):
+        name = f"{self.name}-{uuid.uuid4().hex}"
+        self.names.append(name)
+        return self.pool.submit(distributed.run_task, *self.task, frontier, best, limits,
+                                self.hub, name)
+
+    def wait(self, handles, timeout):
+        done, _ = concurrent.futures.wait(list(handles), timeout=timeout,
+                                          return_when=concurrent.futures.FIRST_COMPLETED)
+        return [(future, future.result()) for future in done]
+
+    def cancel(self, handles):
+        pass
+
+    def shared_best(self):
+        return self.hub.best
+
+    def finish(self):
+        self.pool.shutdown(wait=True)
+        for name in self.names:
+            distributed._forget(name)
+
+
+def _check(data, lam, executor, policy, symmetry_map, disabled, engine):
+    options = dict(policy=policy, symmetry_map=symmetry_map, disabled_bounds=disabled)
+    one = fit_rule_list(data, lam, engine=engine, **options)
+    config = SearchConfig(policy=policy, symmetry_map=symmetry_map,
+                          bounds=frozenset(BOUNDS) - disabled)
+    searched = _with_sound_minority(data) if "equivalent_points" not in disabled else data
+    result = distributed.corels(searched, one.lam, config, engine, executor)
+    optimum, _ = optimal_rule_list(RuleListInstance.from_dataset(data, one.lam))
+    assert result.status == "optimal" and result.lower_bound == result.objective == optimum
+    assert rescore_rule_list(RuleListInstance.from_dataset(data, one.lam), result.rule_list,
+                             data.classes).objective == result.objective
+    assert (result.objective, rules(result)) == (one.objective, rules(one))
+    return result
+
+
+CONFIGS = (st.sampled_from(POLICIES), st.sampled_from(SYMMETRY_MAPS),
+           st.sets(st.sampled_from(sorted(BOUNDS)), max_size=2),
+           st.sampled_from(["fast", "reference"]))
+
+
+@given(rule_list_instances(), *CONFIGS)
+def test_tasks_on_fresh_workers_share_entries_and_find_the_one_process_list(
+        instance, policy, symmetry_map, disabled, engine):
+    data, lam = instance
+    _check(data, lam, FreshWorkers(time_slice=0, split=True), policy, symmetry_map, disabled,
+           engine)
+
+
+@settings(max_examples=40)
+@given(rule_list_instances(), *CONFIGS)
+def test_concurrent_tasks_find_the_one_process_list(instance, policy, symmetry_map, disabled,
+                                                    engine):
+    data, lam = instance
+    interval = distributed.EXCHANGE_INTERVAL
+    distributed.EXCHANGE_INTERVAL = 0            # exchange after every node: entries and
+    try:                                         # incumbents arrive mid-search
+        _check(data, lam, Threads(time_slice=0.001), policy, symmetry_map, disabled, engine)
+    finally:
+        distributed.EXCHANGE_INTERVAL = interval
+
+
+# ----- ties everywhere ----------------------------------------------------------------------
+
+import numpy as np  # noqa: E402
+
+from optrules.data.binary_dataset import BinaryDataset  # noqa: E402
+
+
+@st.composite
+def tie_instances(draw):
+    """Few samples, antecedents drawn from a handful of columns (duplicates, complements,
+    empty and full columns), zero weights, up to 4 classes, λ a multiple of 1/N: many
+    optimal lists tie."""
+    n_samples = draw(st.integers(1, 10))
+    n_antecedents = draw(st.integers(1, 7))
+    pool = [np.zeros(n_samples, bool), np.ones(n_samples, bool)] + [
+        np.array(draw(st.lists(st.booleans(), min_size=n_samples, max_size=n_samples)))
+        for _ in range(draw(st.integers(1, 3)))]
+    pool += [~column for column in pool[2:]]
+    bits = np.array([pool[draw(st.integers(0, len(pool) - 1))]
+                     for _ in range(n_antecedents)])
+    n_classes = draw(st.sampled_from([2, 2, 3, 4]))
+    labels = np.array(draw(st.lists(st.integers(0, n_classes - 1), min_size=n_samples,
+                                    max_size=n_samples)))
+    weights = None
+    if draw(st.booleans()):
+        weights = draw(st.lists(st.integers(0, 3), min_size=n_samples, max_size=n_samples))
+        if not any(weights):
+            weights[0] = 1
+    total = n_samples if weights is None else sum(weights)
+    lam = Fraction(draw(st.integers(1, max(1, total // 2))), draw(st.sampled_from([1, 2, 3]))
+                   * total)
+    if lam >= 1:
+        lam = Fraction(1, 2)
+    classes = ("neg", "pos") if n_classes == 2 else tuple(f"c{c}" for c in range(n_classes))
+    return BinaryDataset.from_bits([f"a{m}" for m in range(n_antecedents)], bits, labels,
+                                   classes=classes, sample_weight=weights), lam
+
+
+def _indices(result, data):
+    return tuple(data.antecedent_names.index(rule.antecedent)
+                 for rule in result.rule_list.rules)
+
+
+@given(tie_instances(), *CONFIGS[:3])
+def test_ties_first_list_every_engine_and_switch(instance, policy, symmetry_map, disabled):
+    data, lam = instance
+    optimum, first = optimal_rule_list(RuleListInstance.from_dataset(data, lam))
+    results = [fit_rule_list(data, lam, engine=engine, policy=policy, symmetry_map=symmetry_map,
+                             disabled_bounds=disabled) for engine in ("fast", "reference")]
+    for result in results:
+        assert (result.status, result.objective, _indices(result, data)) == \
+            ("optimal", optimum, first)
+    fast, reference = results
+    assert fast.statistics == reference.statistics
+    assert fast.nodes_expanded == reference.nodes_expanded
+
+
+@given(tie_instances(), *CONFIGS[:3], st.none() | st.integers(1, 6),
+       st.none() | st.integers(1, 8))
+def test_ties_fast_engine_counters_under_limits(instance, policy, symmetry_map, disabled,
+                                                max_nodes, max_queue):
+    data, lam = instance
+    options = dict(policy=policy, symmetry_map=symmetry_map, disabled_bounds=disabled,
+                   max_nodes=max_nodes, max_queue=max_queue)
+    fast, reference = (fit_rule_list(data, lam, engine=engine, **options)
+                       for engine in ("fast", "reference"))
+    assert (_indices(fast, data), fast.objective, fast.lower_bound, fast.status,
+            fast.nodes_expanded, fast.remaining_search_space, fast.statistics) == \
+        (_indices(reference, data), reference.objective, reference.lower_bound,
+         reference.status, reference.nodes_expanded, reference.remaining_search_space,
+         reference.statistics)
+
+
+@given(tie_instances(), *CONFIGS)
+def test_ties_distributed_first_list(instance, policy, symmetry_map, disabled, engine):
+    data, lam = instance
+    result = _check(data, lam, FreshWorkers(time_slice=0, split=True), policy, symmetry_map,
+                    disabled, engine)
+    assert _indices(result, data) == optimal_rule_list(
+        RuleListInstance.from_dataset(data, result.lam))[1]
+
+
+# ----- limits and parameters of a distributed search ----------------------------------------
+
+def _medium():
+    rng = np.random.default_rng(3)
+    return BinaryDataset.from_bits([f"a{m}" for m in range(14)], rng.random((14, 200)) < 0.4,
+                                   rng.random(200) < 0.45), Fraction(1, 100)
+
+
+def test_max_queue_stops_a_task_that_is_not_split():
+    """One worker (no idle worker, so no split): the task's own queue must honour max_queue,
+    as in one process (there: "queue-limit" after 5 nodes, 59 queued)."""
+    data, lam = _medium()
+    one = fit_rule_list(data, lam, max_queue=50)
+    assert one.status == "queue-limit"
+    result = distributed.corels(_with_sound_minority(data), lam, SearchConfig(max_queue=50),
+                                "fast", distributed.InProcess())
+    assert result.status == "queue-limit"
+    assert result.statistics["max_queue_size"] <= 50 + data.n_antecedents   # one expansion
+    optimum = fit_rule_list(data, lam).objective
+    assert result.lower_bound <= optimum <= result.objective
+
+
+def test_a_bad_scheduler_address_names_the_parameter():
+    data, lam = tiny()
+    try:
+        fit_rule_list(data, lam, scheduler="not an address")
+    except ValueError as error:
+        assert "scheduler" in str(error), str(error)
+    else:
+        raise AssertionError("no error")
+
+
+def tiny():
+    return BinaryDataset.from_bits(["a", "b"], [[1, 1, 0, 0], [0, 1, 1, 0]], [1, 1, 0, 0]), \
+        "1/10"
+
+
+def test_a_time_limit_holds_on_a_cluster_without_workers():
+    """A scheduler with no worker (yet): the search must still stop at its time limit (it
+    waits forever for the hub actor in OnDask.start)."""
+    import logging
+    from distributed import LocalCluster
+    data, lam = tiny()
+    outcome = []
+    with LocalCluster(n_workers=0, processes=False, dashboard_address=":0",
+                      silence_logs=logging.CRITICAL) as cluster:
+        thread = threading.Thread(target=lambda: outcome.append(fit_rule_list(
+            data, lam, scheduler=cluster.scheduler_address, time_limit=1)), daemon=True)
+        thread.start()
+        thread.join(20)
+        hung = thread.is_alive()
+    assert not hung, "fit_rule_list(scheduler=..., time_limit=1) still running after 20 s"
+    assert outcome and outcome[0].status == "time-limit"
+
+
+def test_a_workers_next_task_knows_its_earlier_tasks_entries(monkeypatch):
+    """InProcess is one worker: every task after the first should prune with the map entries
+    of the earlier ones (the hub's cursor passes a worker's own batches, so only the worker's
+    cache can keep them); the one-process list is unchanged."""
+    data, lam = _medium()
+    witnesses = []
+    original = distributed._Witness
+    monkeypatch.setattr(distributed, "_Witness",
+                        lambda antecedents: witnesses.append(antecedents) or
+                        original(antecedents))
+    result = distributed.corels(_with_sound_minority(data), lam, SearchConfig(), "fast",
+                                distributed.InProcess(time_slice=0, split=True))
+    one = fit_rule_list(data, lam)
+    assert (result.objective, rules(result)) == (one.objective, rules(one))
+    assert witnesses
+
+
+@given(rule_list_instances(), *CONFIGS, st.none() | st.integers(1, 12),
+       st.none() | st.integers(1, 20))
+def test_limits_keep_an_exact_gap_with_shared_entries(instance, policy, symmetry_map,
+                                                      disabled, engine, max_nodes, max_queue):
+    data, lam = instance
+    config = SearchConfig(policy=policy, symmetry_map=symmetry_map,
+                          bounds=frozenset(BOUNDS) - disabled, max_nodes=max_nodes,
+                          max_queue=max_queue)
+    searched = _with_sound_minority(data) if "equivalent_points" not in disabled else data
+    result = distributed.corels(searched, Fraction(lam), config, engine,
+                                FreshWorkers(time_slice=0, split=True))
+    instance = RuleListInstance.from_dataset(data, result.lam)
+    optimum, first = optimal_rule_list(instance)
+    assert result.lower_bound <= optimum <= result.objective == rescore_rule_list(
+        instance, result.rule_list, data.classes).objective
+    if result.status == "optimal":
+        assert result.objective == result.lower_bound == optimum
+        assert _indices(result, data) == first
+    else:
+        assert result.status in ("node-limit", "queue-limit")
+        assert result.remaining_search_space > 0 or result.lower_bound == result.objective
+
+
+_CTRL_C_SCRIPT = """
+import os, signal, sys, time
+from optrules.data.corels_files import load_corels
+from optrules.rule_lists.fit import fit_rule_list
+if __name__ == "__main__":
+    d = sys.argv[1]
+    data = load_corels(d + "/compas_train.out", d + "/compas_train.label",
+                       d + "/compas_train.minor")
+    sent = []
+    def ctrl_c(nodes, describe):
+        if not sent and nodes > 0:
+            sent.append(time.perf_counter())
+            os.killpg(os.getpgid(0), signal.SIGINT)        # as a terminal's Ctrl-C
+    result = fit_rule_list(data, "0.01", n_workers=2, progress=ctrl_c)
+    print(result.status, result.lower_bound <= result.objective,
+          time.perf_counter() - sent[0])
+"""
+
+
+def test_ctrl_c_in_the_terminal_stops_a_local_cluster_search_at_once(tmp_path, compas_dir):
+    """A terminal's Ctrl-C reaches the workers too (one process group): they died with
+    KeyboardInterrupt tracebacks, and the stop waited HUB_TIMEOUT (10 s) for the lost hub."""
+    import subprocess
+    import sys
+    script = tmp_path / "ctrl_c.py"
+    script.write_text(_CTRL_C_SCRIPT)
+    run = subprocess.run([sys.executable, str(script), str(compas_dir)], capture_output=True,
+                         text=True, timeout=300, start_new_session=True)
+    status, valid, seconds = run.stdout.split()
+    assert (status, valid) == ("interrupted", "True")
+    assert float(seconds) < 5, seconds
+    assert "KeyboardInterrupt" not in run.stderr
