@@ -24,6 +24,7 @@ On a cluster, ``fit_rule_list(data, lam, n_workers=2)``; here every task runs in
 
 import collections
 import contextlib
+import gc
 import io
 import math
 import pickle
@@ -387,7 +388,7 @@ def run_task(dataset, lam, config, engine, frontier, best, limits, hub=None,
     if limits.records:
         records = _TaskRecords(lam.denominator * int(dataset.weights.sum()))
         config = replace(config, certificate=records)
-    with single_blas_thread():
+    with single_blas_thread(), _fewer_collections():
         search = _SUBTREE_SEARCHES[_engine(dataset, lam, engine)](dataset, lam, config,
                                                                   frontier, best, link)
         nodes, stop = search.run(limits.max_nodes, limits.max_queue,
@@ -423,6 +424,18 @@ class _Slice:
                 self.search.nodes_expanded and now >= self.end:
             return "time-limit"
         return None
+
+
+@contextlib.contextmanager
+def _fewer_collections():
+    """Python's cyclic garbage collector, run less often during a task: its full passes walk
+    the trie and the worker's map entries, hundreds of thousands of objects."""
+    thresholds = gc.get_threshold()
+    gc.set_threshold(100_000, 50, 100)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*thresholds)
 
 
 def _forget(search_name):
