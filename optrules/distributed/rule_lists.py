@@ -576,7 +576,6 @@ class _Coordinator:
         self.frontier = frontier_of(start)     # prefixes not dealt out yet
         self.running = {}                      # task -> the frontier it was given
         self.statistics = collections.Counter()
-        self.map_size = 0
         self.nodes_by_worker = collections.Counter()
         self.split_wanted = None
         self.certificate = config.certificate
