@@ -49,7 +49,7 @@ from optrules.data import bitset
 from optrules.reference.rule_boosting import (_PRUNE_KINDS, KEY_BITS, ZERO_KEY, _Notes,
                                               _RankedData, _greedy_step, _result,
                                               greedy_search, grouped_bound, queue_key,
-                                              shortest_equivalent_query)
+                                              result_order, shortest_equivalent_query)
 from optrules.reference.rule_boosting import optimal_rule as reference_optimal_rule
 
 __all__ = ["optimal_rule", "greedy_rule"]
@@ -496,17 +496,24 @@ class _Search:
             return True
         if node.bound * self.alpha_high < self.best_low:
             return False
-        return self.best < self.alpha * self._exact_bound(node)
+        return self._exact_worth(self._exact_bound(node), node.query)
 
-    def _worth(self, bounds, exact_bound):
-        """Line 9's test ``obj(q*) < α·b`` for float bounds (inf: no bound yet), each decided
-        by floats when certain, else exactly (``exact_bound(i)`` gives bound i exactly)."""
+    def _worth(self, bounds, exact_bound, origin):
+        """Line 9's test (the reference's ``worth``) for float bounds (inf: no bound yet),
+        each decided by floats when certain (obj(q*) and α·b surely differ), else exactly
+        (``exact_bound(i)`` gives bound i exactly, ``origin(i)`` its origin, specs §5)."""
         if not self.config.bound_pruning:
             return np.ones(len(bounds), dtype=bool)
         worth = bounds * self.alpha_low > self.best_high
         for i in np.flatnonzero((bounds * self.alpha_high >= self.best_low) & ~worth):
-            worth[i] = self.best < self.alpha * exact_bound(i)
+            worth[i] = self._exact_worth(exact_bound(i), origin(i))
         return worth
+
+    def _exact_worth(self, bound, origin):
+        """obj(q*) < α·b, or equal and ``origin`` comes before q* (specs §5, §10)."""
+        scaled = self.alpha * bound
+        return self.best < scaled or self.best == scaled and \
+            result_order(origin) < result_order(self.best_query)
 
     def _keys(self, bounds, exact_bound):
         """The reference's ``queue_key`` of float bounds: from the floats when both ends of
@@ -605,7 +612,8 @@ class _Search:
             rest = positions[cursor:]
             if cursor:                   # the incumbent improved: line 9's test again
                 worth = self._worth(batch.bounds[rest],
-                                    lambda j: self._augmentation_bound(batch, rest[j]))
+                                    lambda j: self._augmentation_bound(batch, rest[j]),
+                                    lambda j: self._augmentation_origin(batch, rest[j]))
             improved_at = None
             for j, p in enumerate(rest.tolist()):
                 if not worth[j]:
@@ -619,10 +627,11 @@ class _Search:
                 statistics["evaluations"] += 1
                 row = batch.row_of[p]
                 evaluated.append(row)
+                child = query + (int(batch.augment[p]),)
                 if self._improves(batch.values[row], batch.errors[row],
-                                  batch.child_words[row]):                # line 11
+                                  batch.child_words[row], child):         # line 11
                     self._set_best(self.data.objective(bitset.to_int(batch.child_words[row])))
-                    self.best_query = query + (int(batch.augment[p]),)
+                    self.best_query = child
                     self.best_extent = bitset.to_int(batch.child_words[row])
                     improved_at = j
                     break
@@ -668,7 +677,8 @@ class _Search:
         positions = batch.positions = np.flatnonzero(live & ~batch.propagated)
         batch.position_starts = np.searchsorted(positions, batch.starts)
         batch.worth = self._worth(batch.bounds[positions],
-                                  lambda j: self._augmentation_bound(batch, positions[j]))
+                                  lambda j: self._augmentation_bound(batch, positions[j]),
+                                  lambda j: self._augmentation_origin(batch, positions[j]))
         rows = batch.rows = positions[batch.worth & ~batch.implied[positions]]
         batch.row_of = dict(zip(rows.tolist(), range(len(rows))))
         batch.row_owner, batch.candidates = owner[rows], augment[rows]
@@ -692,14 +702,23 @@ class _Search:
         i = int(batch.owner[position])
         return self._exact_augmentation_bound(batch.nodes[i], position - batch.starts[i])
 
-    def _improves(self, value, error, child_words):
-        """obj(child) > obj(q*) (line 11), by floats when certain, else exactly."""
+    def _augmentation_origin(self, batch, position):
+        """The origin (specs §5) of ``batch``'s list element ``position``: the query of its
+        node's parent and the element's proposition."""
+        return batch.nodes[int(batch.owner[position])].query[:-1] + \
+            (int(batch.augment[position]),)
+
+    def _improves(self, value, error, child_words, child):
+        """Whether the query ``child`` replaces q* (line 11: a larger obj, or an equal one and
+        ``child`` first in the result order), by floats when certain, else exactly."""
         best, margin = self.best_float, self.margin
         if value - error > best * (1 + margin):
             return True
         if value + error < best * (1 - margin):
             return False
-        return self.data.objective(bitset.to_int(child_words)) > self.best
+        exact = self.data.objective(bitset.to_int(child_words))
+        return exact > self.best or exact == self.best and \
+            result_order(child) < result_order(self.best_query)
 
     def _refine(self, batch, rows):
         """Lines 12-16's array work, at the current incumbent, for the evaluated children
@@ -727,8 +746,10 @@ class _Search:
                     (np.arange(top) < augment[scanned, None])
                 found = witnesses.any(axis=1)
                 critical[scanned[found]] = witnesses[found].argmax(axis=1)
+        origin = lambda k: nodes[owner[k]].query + (int(augment[k]),)
         worth = refined.worth = self._worth(bounds, lambda k: grouped_bound(
-            self.data, bitset.to_int(child_words[k]), _bitmask(nodes[owner[k]].usable)))
+            self.data, bitset.to_int(child_words[k]), _bitmask(nodes[owner[k]].usable)),
+            origin)
         refined.core = augment == critical
         refined.node_starts = np.searchsorted(owner, np.arange(len(nodes) + 1))
         kept = refined.core & worth
@@ -764,7 +785,8 @@ class _Search:
         exact = refined.exact = {}
         own_exact = lambda j: exact.setdefault(j, grouped_bound(
             self.data, bitset.to_int(child_words[kept[j]]), _bitmask(usable_below[j])))
-        own_worth = refined.own_worth = self._worth(own, own_exact)
+        own_worth = refined.own_worth = self._worth(own, own_exact,
+                                                    lambda j: origin(kept[j]))
         pushed = np.flatnonzero(own_worth)
         refined.keys = np.zeros(len(kept), np.int64)
         refined.keys[pushed] = self._keys(own[pushed], lambda j: own_exact(pushed[j]))

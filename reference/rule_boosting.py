@@ -35,7 +35,8 @@ from optrules.data import bitset
 from optrules.rule_boosting.model import RuleSearchResult
 from optrules.rule_boosting.search_certificate import RULE_CODES
 
-__all__ = ["optimal_rule", "greedy_rule", "tight_bound", "grouped_bound", "queue_key"]
+__all__ = ["optimal_rule", "greedy_rule", "tight_bound", "grouped_bound", "queue_key",
+           "result_order"]
 
 _PRUNE_KINDS = ("bound_immediate", "bound_propagated", "equivalence_immediate",
                 "equivalence_propagated", "depth_limited")
@@ -120,6 +121,12 @@ def grouped_bound(data, extent, usable):
                        list(range(len(items))))
 
 
+def result_order(query):
+    """The key of the result order among queries of equal obj (specs §10): fewer
+    propositions first, then the smaller indices (lexicographic)."""
+    return len(query), query
+
+
 #: Bits of a bound's binary mantissa in its :func:`queue_key`, after the leading one.
 KEY_BITS = 20
 #: The key of a zero bound, below every other key.
@@ -186,9 +193,10 @@ def optimal_rule(problem, config):
     -----
     A node's bound is ``grouped_bound`` over the propositions its expansion can evaluate,
     tighter than the augmentation bound its parent hands on (specs §3). The boundary pops the
-    largest :func:`queue_key` of the node bound first, ties by insertion order. Augmentations
-    are scanned in proposition order and q* changes only on strict improvement, so the result
-    is deterministic. With ``max_depth`` set, core-query condensation is switched off (a core
+    largest :func:`queue_key` of the node bound first, ties by insertion order. Among queries
+    of equal obj, q* is the first in :func:`result_order` that the search visits, whatever
+    its order (a bound equal to obj(q*)/α prunes only queries that come after q*), so the
+    result is deterministic, also across processes (specs §10). With ``max_depth`` set, core-query condensation is switched off (a core
     query can be longer than an equivalent short query) while augmentations implied by the
     query (q → p_a) are still skipped, and the result is optimal over all conjunctions of at most
     ``max_depth`` propositions.
@@ -210,23 +218,33 @@ def optimal_rule(problem, config):
     def key(bound):
         return queue_key(bound / problem.scale)
 
-    def worth(bound):                                     # the bound test of line 9, with α
-        return not config.bound_pruning or bound is None or best < alpha * bound
+    def worth(bound, origin):
+        """The bound test of line 9, with α and the result order's ties (specs §10): a bound
+        computed on the extent of the query ``origin`` passes if it is above obj(q*)/α, or
+        equal and ``origin`` comes before q* (only queries that contain ``origin`` lie below
+        it, and none of them comes before it)."""
+        if not config.bound_pruning or bound is None:
+            return True
+        scaled = alpha * bound
+        return best < scaled or best == scaled and \
+            result_order(origin) < result_order(best_query)
 
     def push(bound, query, extent, augmentations, usable):
         heapq.heappush(boundary, (-key(bound), next(sequence), bound, query, extent,
                                   augmentations, usable))
 
-    def usable_below(augmentations, tail):
+    def usable_below(augmentations, parent, tail):
         """The propositions that queries below a node with tail ``tail`` and list
-        ``augmentations`` may add: those the node's expansion can evaluate (specs §3)."""
+        ``augmentations``, made at the node's parent ``parent``, may add: those the node's
+        expansion can evaluate (specs §3)."""
         return sum(1 << a for a, b, c in augmentations
-                   if a > tail and not (use_core_queries and tail > c) and worth(b))
+                   if a > tail and not (use_core_queries and tail > c) and
+                   worth(b, parent + (a,)))
 
     trace = config.certificate          # the search certificate's writer, or None
     boundary = []
     augmentations = [(i, None, i) for i in range(len(problem.extents))]  # line 4: b = ∞
-    usable = usable_below(augmentations, -1)
+    usable = usable_below(augmentations, (), -1)
     push(grouped_bound(data, everything, usable), (), everything, augmentations,
          usable)                                                          # line 5
     stop = None                                               # the stop status, if any
@@ -237,7 +255,7 @@ def optimal_rule(problem, config):
             break
         negative_key, _, bound, query, extent, augmentations, usable = \
             heapq.heappop(boundary)                           # line 7
-        if not worth(bound):
+        if not worth(bound, query):
             statistics["bound_immediate"] += 1
             dropped = [(query, usable, bound)]
             if -negative_key < key(best / alpha):   # every key left is as low: all fail
@@ -259,7 +277,7 @@ def optimal_rule(problem, config):
                 statistics["equivalence_propagated"] += 1
                 note(a, "core-propagated", witness=c)
                 continue
-            if not worth(b):                                  # obj(q*) >= α·b
+            if not worth(b, query[:-1] + (a,)):               # obj(q*) >= α·b
                 statistics["bound_propagated"] += 1
                 note(a, "bound-propagated")
                 continue
@@ -270,7 +288,8 @@ def optimal_rule(problem, config):
             statistics["evaluations"] += 1
             child_extent = extent & data.extents[a]           # line 10: I_a = I ∩ I(p_a)
             value = data.objective(child_extent)
-            if value > best:                                  # line 11
+            if value > best or value == best and \
+                    result_order(query + (a,)) < result_order(best_query):   # line 11
                 best, best_query, best_extent = value, query + (a,), child_extent
             child_bound = grouped_bound(data, child_extent, usable)  # line 12: Thm 3.1
             if not use_core_queries:
@@ -287,13 +306,13 @@ def optimal_rule(problem, config):
                 note(a, "not-core", witness=c)
             elif config.max_depth is not None and len(query) + 1 >= config.max_depth:
                 statistics["depth_limited"] += 1
-            elif not worth(b):
+            elif not worth(b, query + (a,)):
                 statistics["bound_immediate"] += 1
                 note(a, "child-bound")
             else:      # line 16, with the child's own bound (specs §3)
-                below = usable_below(children, a)
+                below = usable_below(children, query, a)
                 own = grouped_bound(data, child_extent, below)
-                if worth(own):
+                if worth(own, query + (a,)):
                     push(own, query + (a,), child_extent, children, below)
                     note(a, "queued")
                 else:

@@ -3,6 +3,7 @@
 One test class per engine over a shared mixin (as for rule lists).
 """
 
+import contextlib
 import importlib
 import itertools
 import math
@@ -14,6 +15,7 @@ from hypothesis import given, strategies as st
 
 from optrules.data import bitset
 from optrules.limits import Budget
+from optrules.reference import rule_boosting as reference_boosting
 from optrules.rule_boosting.fit import ENGINES, BaseLearnerConfig, fit_rule, fit_rule_ensemble
 from optrules.rule_boosting.gradient_problem import GradientProblem
 from optrules.data.synthetic import noisy_parity
@@ -81,7 +83,8 @@ class BaseLearnerTests:
     def test_optimal_equals_brute_force_with_each_pruning_switched_off(self, instance):
         extents, names, g, h, lam = instance
         problem = GradientProblem.from_values(extents, names, g, h, lam)
-        optimum, _ = optimal_rule(RuleInstance.from_values(extents, g, h, lam))
+        optimum, first = optimal_rule(RuleInstance.from_values(extents, g, h, lam))
+        queries = {}
         for bound in (True, False):
             for equivalence in (True, False):
                 result = self.learn(problem, bound_pruning=bound,
@@ -90,6 +93,16 @@ class BaseLearnerTests:
                 assert result.status == "optimal"
                 assert result.objective == optimum, (self.engine, bound, equivalence)
                 assert result.upper_bound == optimum and result.guarantee == 1
+                queries[bound, equivalence] = result.query
+                if not equivalence:       # every conjunction is visited: the oracle's first
+                    held = np.logical_and.reduce(extents[list(first)], axis=0,
+                                                 initial=True)
+                    assert bitset.int_members(result.extent) == \
+                        np.flatnonzero(held & np.ones(extents.shape[1], bool)).tolist()
+                    assert len(result.query) <= len(first)
+        # specs §10: bound prunes never change which of equally good queries is returned
+        assert queries[True, True] == queries[False, True]
+        assert queries[True, False] == queries[False, False]
         greedy = self.learn(problem, search="greedy")
         self.check_rule(extents, g, h, lam, greedy)
         assert greedy.objective <= optimum
@@ -279,6 +292,46 @@ def test_fast_base_learners_with_massive_ties(seed, lam, depth):
     _same_search(problem, "optimal", max_depth=depth)
     _same_search(problem, "optimal")
     _same_search(problem, "greedy")
+    # specs §10: the first optimal query in the result order, whatever bound pruning leaves
+    for options in ({}, {"max_depth": depth}, {"equivalence_pruning": False}):
+        pruned, unpruned = (fit_rule(problem, bound_pruning=bound, **options)
+                            for bound in (True, False))
+        assert pruned.query == unpruned.query and pruned.extent == unpruned.extent
+
+
+def _tie_heavy_problem(seed, n_propositions=8, n=60):
+    """Parity-like data: equal |g| and h, so that many queries have exactly equal obj."""
+    rng = np.random.default_rng(seed)
+    extents = rng.random((n_propositions, n)) < 0.5
+    g = np.where(rng.random(n) < 0.5, 0.5, -0.5)
+    return GradientProblem.from_values(extents, [f"p{j}" for j in range(n_propositions)], g,
+                                       np.full(n, 0.25), rng.choice([0, 1, 2]))
+
+
+@contextlib.contextmanager
+def _boundary_order(order):
+    """The reference engine's boundary popping its nodes in another order: first in, first
+    out, or smallest bound first. (Either keeps what the search assumes of the keys: a node
+    that fails line 9 has no key below that of obj(q*)/α unless every node left fails too.)"""
+    queue_key = reference_boosting.queue_key
+    keys = {"breadth-first": lambda bound: 0, "worst-first": lambda bound: -queue_key(bound)}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(reference_boosting, "queue_key", keys[order])
+        yield
+
+
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["breadth-first", "worst-first"]),
+       st.none() | st.integers(1, 3), st.booleans())
+def test_the_result_does_not_depend_on_the_search_order(seed, order, max_depth, equivalence):
+    """specs §10: among equally good queries, the first in the result order is returned
+    whatever order the boundary pops its nodes in (as when a distributed search splits it)."""
+    problem = _tie_heavy_problem(seed)
+    options = dict(max_depth=max_depth, equivalence_pruning=equivalence)
+    expected = fit_rule(problem, engine="reference", **options)
+    with _boundary_order(order):
+        result = fit_rule(problem, engine="reference", **options)
+    assert (result.query, result.objective, result.extent) == \
+        (expected.query, expected.objective, expected.extent)
 
 
 @given(st.integers(0, 2**32 - 1), st.sampled_from([0, 1, 2**-140]))
