@@ -112,7 +112,7 @@ class Simulated:
 
 def simulated(data, lam, sizes):
     from optrules.distributed import rule_lists as distributed
-    from optrules.distributed.rule_lists import FIRST_SLICE
+    from optrules.distributed.tasks import FIRST_SLICE
     from optrules.rule_lists.fit import SearchConfig
     for k in sizes:
         executor = Simulated(k, FIRST_SLICE)

@@ -1,19 +1,15 @@
 """Result-order ties on tie-heavy data, and the distributed rule-list search with tasks that
-share symmetry-map entries, limits and faults (from an adversarial review, 2026-11-26).
+share symmetry-map entries, limits and faults (from an adversarial review, 2026-11-26); the
+executors are in ``distributed_executors``."""
 
-The executors here share symmetry-map entries between tasks, which ``InProcess`` never does
-(every task there reads the hub through one worker state whose cursor has already passed the
-batches of the earlier tasks, all written from that state)."""
-
-import concurrent.futures
 import threading
-import uuid
 from fractions import Fraction
 
 from hypothesis import given, settings, strategies as st
 
+from distributed_executors import FreshWorkers, Threads
 from optrules.distributed import rule_lists as distributed
-from optrules.distributed.cluster import SearchHub
+from optrules.distributed import tasks
 from optrules.rule_lists.fit import (BOUNDS, POLICIES, SYMMETRY_MAPS, SearchConfig,
                                      _with_sound_minority, fit_rule_list)
 from optrules.verify.instances import RuleListInstance
@@ -25,76 +21,6 @@ from test_rule_list_search import rule_list_instances
 def rules(result):
     return [(rule.antecedent, rule.prediction) for rule in result.rule_list.rules], \
         result.rule_list.default
-
-
-class _LockedHub(SearchHub):
-    def __init__(self, best):
-        super().__init__(best)
-        self.lock = threading.Lock()
-
-    def exchange(self, origin, offer, batch, cursor):
-        with self.lock:
-            return super().exchange(origin, offer, batch, cursor)
-
-
-class FreshWorkers(distributed.InProcess):
-    """As InProcess, but each task runs as on a new worker (its own cache and hub cursor):
-    it receives every batch of entries of the earlier tasks."""
-
-    def start(self, dataset, lam, config, engine, best):
-        super().start(dataset, lam, config, engine, best)
-        self.names = []
-
-    def submit(self, frontier, best, limits):
-        name = f"{self.name}-{uuid.uuid4().hex}"
-        self.names.append(name)
-        return distributed.run_task(*self.task, frontier, best, limits, self.hub, name)
-
-    def finish(self):
-        for name in self.names:
-            distributed._forget(name)
-
-
-class Threads:
-    """Tasks run concurrently in threads of this process (each as on its own worker), with a
-    hub shared under a lock: entries arrive while the receiving task is searching."""
-
-    failures = ()
-
-    def __init__(self, n_workers=3, time_slice=0.0):
-        self.n_workers, self.time_slice = n_workers, time_slice
-        self.completed, self.names = [], []
-        self.pool = concurrent.futures.ThreadPoolExecutor(n_workers)
-
-    def start(self, dataset, lam, config, engine, best):
-        self.name = f"optrules-search-{uuid.uuid4().hex}"
-        self.task = (dataset, lam, config, engine)
-        self.hub = _LockedHub(best)
-
-    def want_split(self, wanted):
-        self.hub.want_split(wanted)
-
-    def submit(self, frontier, best, limits):
-        name = f"{self.name}-{uuid.uuid4().hex}"
-        self.names.append(name)
-        return self.pool.submit(distributed.run_task, *self.task, frontier, best, limits,
-                                self.hub, name)
-
-    def wait(self, handles, timeout):
-        done, _ = concurrent.futures.wait(list(handles), timeout=timeout,
-                                          return_when=concurrent.futures.FIRST_COMPLETED)
-        return [(future, future.result()) for future in done]
-
-    def cancel(self, handles):
-        pass
-
-    def shared_best(self):
-        return self.hub.best
-
-    def finish(self):
-        self.pool.shutdown(wait=True)
-        for name in self.names:
-            distributed._forget(name)
 
 
 def _check(data, lam, executor, policy, symmetry_map, disabled, engine):
@@ -130,12 +56,12 @@ def test_tasks_on_fresh_workers_share_entries_and_find_the_one_process_list(
 def test_concurrent_tasks_find_the_one_process_list(instance, policy, symmetry_map, disabled,
                                                     engine):
     data, lam = instance
-    interval = distributed.EXCHANGE_INTERVAL
-    distributed.EXCHANGE_INTERVAL = 0            # exchange after every node: entries and
+    interval = tasks.EXCHANGE_INTERVAL
+    tasks.EXCHANGE_INTERVAL = 0                  # exchange after every node: entries and
     try:                                         # incumbents arrive mid-search
         _check(data, lam, Threads(time_slice=0.001), policy, symmetry_map, disabled, engine)
     finally:
-        distributed.EXCHANGE_INTERVAL = interval
+        tasks.EXCHANGE_INTERVAL = interval
 
 
 # ----- ties everywhere ----------------------------------------------------------------------

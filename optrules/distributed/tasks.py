@@ -1,0 +1,510 @@
+"""The tasks of a distributed branch-and-bound search and who runs them (specs/distributed.md):
+what a task is given and returns, its time slice, its link to the search's hub, the executors
+(a Dask cluster, or this process) and the coordinator that deals frontiers out as tasks. The
+searches themselves are in :mod:`optrules.distributed.rule_lists` and
+:mod:`optrules.distributed.rule_boosting`.
+
+A search kind supplies a task function, called as ``function(*arguments, frontier, best,
+limits, hub, search_name)`` (:func:`run_search_task` is its frame), and a coordinator
+(:class:`Coordinator`'s subclass) that knows its first frontier and its result.
+
+Examples
+--------
+>>> hub = SearchHub(((2,), "two"))
+>>> link = HubLink(hub, "a search", "task 1")
+>>> link.exchange(((1,), "one"), list, wait=True)
+(((1,), 'one'), [], False)
+>>> _forget("a search")
+"""
+
+import collections
+import contextlib
+import gc
+import io
+import math
+import pickle
+import time
+import uuid
+import zlib
+from dataclasses import dataclass
+
+from optrules.blas import single_blas_thread
+from optrules.distributed.cluster import SearchHub
+
+__all__ = ["Coordinator", "HubLink", "InProcess", "OnDask", "SharedSearch", "TaskLimits",
+           "TaskResult", "InMemoryRecords", "run_search_task", "FIRST_SLICE", "TIME_SLICE",
+           "EXCHANGE_INTERVAL", "HUB_TIMEOUT"]
+
+#: Least seconds a task searches before it hands its frontier back when a worker is idle; the
+#: first task (the root of the search) searches less, so that the other workers get work soon.
+TIME_SLICE = 2.0
+FIRST_SLICE = 0.25
+#: Least seconds between a task's exchanges with the hub (each wakes the worker's event
+#: loop, which then competes with the search for the interpreter).
+EXCHANGE_INTERVAL = 0.1
+#: Most seconds to wait for the hub's answer where one is waited for: a hub lost with its
+#: worker never answers (the search then goes on without it).
+HUB_TIMEOUT = 10
+
+
+@dataclass(frozen=True)
+class TaskLimits:
+    """When a task hands its queue back: after ``time_slice`` seconds if a worker is idle
+    (None: never for that reason), after ``max_nodes`` expansions, or ``seconds_left`` seconds
+    (the search's own limits, shared among the tasks; None: none), or when more than
+    ``max_queue`` nodes wait in its queue (the search's queue limit: the coordinator then
+    sees them and stops). ``records``: write its search-certificate records."""
+
+    time_slice: float | None
+    max_nodes: int | None = None
+    seconds_left: float | None = None
+    max_queue: int | None = None
+    records: bool = False
+
+
+@dataclass(frozen=True, eq=False)
+class TaskResult:
+    """What a task returns: its incumbent (result order key, model), whether it improved it
+    itself, the nodes left in its queue (none when its subtrees are done), its counters, the
+    worker's name, the task's wall and CPU seconds, and its certificate records (count and
+    zlib-compressed JSON lines) when asked for."""
+
+    best: tuple
+    found: bool
+    frontier: list
+    nodes: int
+    statistics: dict
+    worker: str
+    seconds: float
+    cpu_seconds: float
+    records: tuple | None = None
+
+
+class InMemoryRecords:
+    """A search-certificate writer (mixed in before its class) that keeps a task's records in
+    memory (a task may run on another machine) and hands them back compressed; the
+    coordinator appends them to the certificate in the order the tasks finish, which puts each
+    node's parent before it."""
+
+    def __init__(self, scale):              # no temporary file: see SearchRecordWriter
+        self.scale, self.count = scale, 0
+        self.records = io.StringIO()
+
+    def packed(self):
+        return self.count, zlib.compress(self.records.getvalue().encode("utf-8"))
+
+
+#: Per worker process, per search: what its tasks keep for the search's next task on the
+#: worker (the hub's cursor and, for rule lists, the symmetry-map entries seen).
+_WORKER_STATE = {}
+
+
+def _forget(search_name):
+    """Drop a finished search's cache on this worker."""
+    _WORKER_STATE.pop(search_name, None)
+
+
+def _worker_name():
+    try:
+        from distributed import get_worker
+        return str(get_worker().name)
+    except (ImportError, ValueError):
+        return "this process"
+
+
+class HubLink:
+    """A task's link to its search's :class:`~optrules.distributed.cluster.SearchHub` (an
+    actor, or the object itself in one process).
+
+    One call is in flight at a time and the search does not wait for it: its reply is taken
+    at the first exchange after it arrived (the actor may live in this worker's process, whose
+    event loop needs the interpreter the search holds). A hub that fails (its worker lost) is
+    dropped: sharing only prunes, so the task goes on alone.
+    """
+
+    def __init__(self, hub, search_name, origin):
+        self.hub, self.origin = hub, origin
+        self.state = _WORKER_STATE.setdefault(search_name, {"known": {}, "cursor": 0})
+        self.known = self.state["known"]
+        self.in_flight, self.sent = None, 0.0
+        self.failures = 0
+
+    def exchange(self, offer, entries, wait=False):
+        """Send ``offer`` and the entries ``entries()`` (a list of facts that only prune)
+        once the previous call is answered; (the shared best, the other tasks' new batches of
+        entries, whether a split is wanted) of an answered call, or None. Returns False when
+        nothing could be sent yet (``entries`` was not called). ``wait``: wait for the answers
+        (at the task's end). A call unanswered for :data:`HUB_TIMEOUT` seconds means the hub
+        is lost."""
+        if self.hub is None:
+            return None
+        try:
+            earlier = self._reply(wait)
+            if self.in_flight is not None:
+                if time.perf_counter() - self.sent > HUB_TIMEOUT:
+                    raise TimeoutError("the search hub does not answer")
+                return False
+            batch = entries()
+            # One pickled blob: Dask would serialise a list of big-int keys item by item.
+            batch = pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL) if batch else None
+            self.in_flight = self.hub.exchange(self.origin, offer, batch, self.state["cursor"])
+            self.sent = time.perf_counter()
+            reply = self._reply(wait)          # answered already in one process
+        except Exception:             # the hub's worker is gone: search on without it
+            self.hub, self.in_flight, self.failures = None, None, self.failures + 1
+            return None
+        if earlier is None or reply is None:
+            return reply or earlier
+        return reply[0], earlier[1] + reply[1], reply[2]
+
+    def _reply(self, wait):
+        """The answer of the call in flight if it has come (or ``wait``), else None."""
+        call = self.in_flight
+        if call is None or not (wait or isinstance(call, tuple) or call.done()):
+            return None
+        self.in_flight = None
+        best, news, self.state["cursor"], split = call if isinstance(call, tuple) \
+            else call.result(timeout=HUB_TIMEOUT)
+        return best, [pickle.loads(batch) for batch in news], split
+
+
+class SharedSearch:
+    """What a search running as a task adds (mixed in before the engine's search class): it
+    exchanges with the hub between expansions, offering its incumbent if it improved it and
+    its entries, adopting the shared incumbent and the other tasks' entries.
+
+    The search class supplies ``best_of()`` (its incumbent as the hub's pair), ``adopt(best)``,
+    and, if it shares entries, ``outgoing()`` (the entries to send, emptied once sent) and
+    ``receive(entries)``."""
+
+    def share_through(self, link):
+        self.link, self.found, self.split_wanted = link, False, False
+        self.last_exchange = -math.inf         # the first exchange: before the first node
+        self.nodes_expanded = 0
+
+    def outgoing(self):
+        return []
+
+    def receive(self, entries):
+        pass
+
+    def exchange(self, nodes_expanded=None, describe=None):
+        """Between expansions (a progress hook), at most every :data:`EXCHANGE_INTERVAL`
+        seconds: :meth:`share`."""
+        self.nodes_expanded = nodes_expanded
+        now = time.perf_counter()
+        if self.link is None or now - self.last_exchange < EXCHANGE_INTERVAL:
+            return
+        self.last_exchange = now
+        self.share()
+
+    def finish_sharing(self):
+        """At the task's end: the last entries, for the other tasks."""
+        self.share(wait=True)
+
+    def share(self, wait=False):
+        reply = self.link.exchange(self.best_of() if self.found else None, self.outgoing,
+                                   wait)
+        if reply is not None and reply is not False:
+            best, news, self.split_wanted = reply
+            self.adopt(best)
+            for entries in news:
+                self.receive(entries)
+
+
+class _Slice:
+    """A task's budget (:class:`TaskLimits`): it stops once it has searched its time slice and
+    expanded a node, if the coordinator wants a split (some worker is idle), and when the
+    search's time is up."""
+
+    def __init__(self, search, limits):
+        self.search, now = search, time.perf_counter()
+        self.end = None if limits.time_slice is None else now + limits.time_slice
+        self.deadline = None if limits.seconds_left is None else now + limits.seconds_left
+
+    def stop_reason(self):
+        now = time.perf_counter()
+        if self.deadline is not None and now >= self.deadline:
+            return "time-limit"
+        if self.end is not None and self.search.split_wanted and \
+                self.search.nodes_expanded and now >= self.end:
+            return "time-limit"
+        return None
+
+
+@contextlib.contextmanager
+def _fewer_collections():
+    """Python's cyclic garbage collector, run less often during a task: its full passes walk
+    the search's trees and the worker's map entries, hundreds of thousands of objects."""
+    thresholds = gc.get_threshold()
+    gc.set_threshold(100_000, 50, 100)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*thresholds)
+
+
+def run_search_task(make_search, limits, hub, search_name, records=None):
+    """The frame of one task: ``make_search(link)`` builds the search (a
+    :class:`SharedSearch`), which runs as ``search.run_slice(budget)`` within ``limits``
+    (:class:`TaskLimits`; ``budget`` stops it at its slice) and returns (nodes expanded, None
+    or its stop status); then ``search.frontier()`` gives the nodes left when it stopped. It
+    shares through ``hub`` when given (a :class:`~optrules.distributed.cluster.SearchHub`, or
+    its actor's worker address and key; the search's name keys the worker's cache).
+    ``records``: the search's :class:`InMemoryRecords`, or None."""
+    start, start_cpu = time.perf_counter(), time.thread_time()
+    worker = _worker_name()
+    if isinstance(hub, tuple):                  # an actor's (worker address, key)
+        from distributed.actor import Actor
+        hub = Actor(SearchHub, *hub)
+    link = None if hub is None else HubLink(hub, search_name, uuid.uuid4().hex)
+    with single_blas_thread(), _fewer_collections():
+        search = make_search(link)
+        nodes, stop = search.run_slice(_Slice(search, limits))
+        if link is not None:
+            search.finish_sharing()
+        left = [] if stop is None else search.frontier()
+    statistics = search.final_statistics()
+    if link is not None:
+        statistics["hub_failures"] = link.failures
+    return TaskResult(search.best_of(), search.found, left, nodes, statistics, worker,
+                      time.perf_counter() - start, time.thread_time() - start_cpu,
+                      None if records is None else records.packed())
+
+
+class InProcess:
+    """Runs each task at once in this process, in submission order: tests, and per-task
+    timings for a simulated cluster. With ``split``, every task hands back its frontier after
+    ``time_slice`` seconds (as when a worker is idle); otherwise each runs to its end.
+    ``completed`` lists (worker, seconds, CPU seconds, nodes) of every task, as for
+    :class:`OnDask`."""
+
+    n_workers = 1
+    failures = ()
+
+    def __init__(self, time_slice=TIME_SLICE, split=False):
+        self.time_slice, self.split = time_slice, split
+        self.completed = []
+
+    def start(self, task, best):
+        """A search whose tasks call ``function(*arguments, ...)`` (``task``)."""
+        self.name = f"optrules-search-{uuid.uuid4().hex}"
+        self.function, self.arguments = task
+        self.hub = SearchHub(best)
+        self.hub.want_split(self.split)
+
+    def want_split(self, wanted):
+        pass
+
+    def submit(self, frontier, best, limits):
+        return self.function(*self.arguments, frontier, best, limits, self.hub, self.name)
+
+    def wait(self, handles, timeout):
+        return [(handle, handle) for handle in handles]
+
+    def cancel(self, handles):
+        pass
+
+    def shared_best(self):
+        return self.hub.best
+
+    def finish(self):
+        _forget(self.name)
+
+
+class OnDask:
+    """Runs the tasks on a Dask client's cluster, sharing the incumbent (and entries) through
+    a :class:`~optrules.distributed.cluster.SearchHub` actor. A task lost with its worker is
+    run again (Dask retries it); an error of the cluster itself ends the search with the
+    status ``"cluster-lost"``."""
+
+    def __init__(self, client, time_slice=TIME_SLICE, retries=3):
+        from distributed.client import (ClosedClientError, FutureCancelledError,
+                                        FuturesCancelledError)
+        from distributed.comm import CommClosedError
+        from distributed.scheduler import KilledWorker
+        self.client, self.time_slice, self.retries = client, time_slice, retries
+        self.n_workers = max(1, len(client.scheduler_info()["workers"]))
+        self.completed = []
+        # The errors that mean the cluster, not the search, failed.
+        self.failures = (KilledWorker, FutureCancelledError, FuturesCancelledError,
+                         ClosedClientError, CommClosedError, OSError)
+
+    def start(self, task, best):
+        """A search whose tasks call ``function(*arguments, ...)`` (``task``) on the workers."""
+        self.name = f"optrules-search-{uuid.uuid4().hex}"
+        # The actor lives while its future does. Tasks get its address, not the actor: as an
+        # argument it would be a dependency, and a task would be cancelled with its worker.
+        self.hub_future = self.client.submit(SearchHub, best, actor=True, pure=False)
+        self.hub = None                          # until a worker holds it (:meth:`ready`)
+        # The problem goes with each task (one a worker at a time), not scattered: a
+        # restarted worker then needs nothing that the lost one held.
+        self.function, self.arguments = task
+
+    def ready(self, budget):
+        """Wait for a worker to hold the hub (a cluster may have none yet); the budget's
+        stop status if it stops first, else None."""
+        while True:
+            try:
+                self.hub = self.hub_future.result(timeout=0.1)
+                return None
+            except TimeoutError:
+                stop = budget.stop_reason()
+                if stop is not None:
+                    return stop
+
+    def want_split(self, wanted):
+        with contextlib.suppress(Exception):     # a lost hub: the tasks run to their ends
+            self.hub.want_split(wanted).result(timeout=HUB_TIMEOUT)
+
+    def submit(self, frontier, best, limits):
+        return self.client.submit(self.function, *self.arguments, frontier, best, limits,
+                                  (self.hub._address, self.hub.key), self.name, pure=False,
+                                  retries=self.retries)
+
+    def wait(self, handles, timeout):
+        from distributed import wait
+        try:
+            done, _ = wait(list(handles), timeout=timeout, return_when="FIRST_COMPLETED")
+        except TimeoutError:                  # none done yet
+            return []
+        return [(future, future.result()) for future in done]
+
+    def cancel(self, handles):
+        self.client.cancel(list(handles))
+
+    def shared_best(self):
+        """The hub's best (None if the hub was lost with its worker)."""
+        with contextlib.suppress(Exception):
+            return self.hub.exchange("coordinator", None, [], None).result(
+                timeout=HUB_TIMEOUT)[0]
+        return None
+
+    def finish(self):
+        with contextlib.suppress(Exception):      # best effort: the cluster may be gone
+            self.client.run(_forget, self.name)
+            self.client.cancel(self.hub_future)
+
+
+class Coordinator:
+    """Deals frontiers out as tasks and merges their results: the incumbent ``best`` (result
+    order key, model), the nodes not dealt out yet (``frontier``: records with a
+    ``priority``, smallest first), the summed counters (:data:`PEAKS`: the largest of a task)
+    and each worker's expanded nodes. A subclass starts the search (:meth:`start`) and reads
+    the result off these."""
+
+    #: Counters that are a task's peak, not a count.
+    PEAKS = ()
+
+    def start(self, executor, task, best, frontier, certificate):
+        self.executor, self.best, self.frontier = executor, best, frontier
+        self.certificate = certificate
+        self.running = {}                      # task -> the frontier it was given
+        self.statistics = collections.Counter()
+        self.nodes_by_worker = collections.Counter()
+        self.split_wanted = None
+        executor.start(task, best)
+
+    def run(self, max_nodes, max_queue, budget, progress):
+        """Deal out tasks until every subtree is done or a limit stops the search: (nodes
+        expanded, None or the stop status)."""
+        nodes = 0
+        if progress is not None:
+            progress(nodes, self.describe)
+        try:                       # the executor's shared state (a cluster may have no worker)
+            stop = self.executor.ready(budget) if hasattr(self.executor, "ready") else None
+        except self.executor.failures:
+            stop = "cluster-lost"
+        if stop is not None:
+            return nodes, self._stop(stop)
+        while self.frontier or self.running:
+            try:
+                # The limits first: a task dealt out now would only be cancelled.
+                stop = "node-limit" if max_nodes is not None and nodes >= max_nodes else \
+                    "queue-limit" if max_queue is not None and \
+                    self._queue_length() > max_queue else budget.stop_reason()
+                if stop is not None:
+                    return nodes, self._stop(stop)
+                self._deal(nodes, max_nodes, max_queue, budget)
+                idle = not self.frontier and len(self.running) < self.executor.n_workers
+                if idle != self.split_wanted:            # running tasks: hand back frontiers
+                    self.executor.want_split(idle)
+                    self.split_wanted = idle
+                done = self.executor.wait(self.running, timeout=0.1)
+            except self.executor.failures:
+                return nodes, self._stop("cluster-lost")
+            for task, result in done:
+                del self.running[task]
+                nodes += result.nodes
+                self._merge(result)
+            if progress is not None:         # throttled by the callback itself
+                progress(nodes, self.describe)
+        return nodes, None
+
+    def _deal(self, nodes, max_nodes, max_queue, budget):
+        """Split the frontier into one task per idle worker, dealing its nodes round-robin
+        in priority order (each task gets good and poor ones). No task waits for a worker:
+        it would start from an old frontier whose better parts the running tasks have passed
+        meanwhile (rule lists, COMPAS λ = 0.01 on 2 workers: 134 k prefixes expanded with two
+        tasks a worker, 107 k with one; one process 103 k)."""
+        wanted = self.executor.n_workers - len(self.running)
+        if not self.frontier or wanted <= 0:
+            return
+        self.frontier.sort(key=lambda node: node.priority)
+        parts = min(wanted, len(self.frontier))
+        time_slice = self.executor.time_slice
+        if nodes == 0 and not self.running and time_slice is not None:     # the first task
+            time_slice = min(time_slice, FIRST_SLICE)
+        # The search's limits, shared: a part's nodes left, and the seconds left; a task
+        # whose own queue passes the queue limit hands it back (then the coordinator stops).
+        limits = TaskLimits(time_slice, None if max_nodes is None else
+                            max(1, -(-(max_nodes - nodes) // parts)), budget.remaining_time(),
+                            max_queue, self.certificate is not None)
+        for k in range(parts):
+            part = self.frontier[k::parts]
+            self.running[self.executor.submit(part, self.best, limits)] = part
+        self.frontier = []
+
+    def _merge(self, result):
+        if result.best[0] < self.best[0]:
+            self.best = result.best
+        for name, count in result.statistics.items():
+            if name in self.PEAKS:
+                self.statistics[name] = max(self.statistics[name], count)
+            else:
+                self.statistics[name] += count
+        self.frontier.extend(result.frontier)
+        if result.records is not None:
+            count, packed = result.records
+            self.certificate.append(zlib.decompress(packed).decode("utf-8"), count)
+        self.nodes_by_worker[result.worker] += result.nodes
+        self.executor.completed.append((result.worker, result.seconds, result.cpu_seconds,
+                                        result.nodes))
+
+    def _stop(self, status):
+        """Stop the running tasks; their frontiers count as not searched. A better model
+        that one of them shared is kept."""
+        try:
+            self.executor.cancel(self.running)
+            shared = self.executor.shared_best()
+        except self.executor.failures:
+            shared = None
+        if shared is not None and shared[0] < self.best[0]:
+            self.best = shared
+        for part in self.running.values():
+            self.frontier.extend(part)
+        self.running = {}
+        return status
+
+    def open_nodes(self):
+        """The nodes not searched: waiting, and given to running tasks."""
+        return self.frontier + [node for part in self.running.values() for node in part]
+
+    def _queue_length(self):
+        return len(self.frontier) + sum(len(part) for part in self.running.values())
+
+    def final_statistics(self):
+        statistics = dict(self.statistics)
+        statistics["nodes_by_worker"] = dict(sorted(self.nodes_by_worker.items()))
+        statistics["tasks"] = len(self.executor.completed)
+        return statistics

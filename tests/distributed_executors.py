@@ -1,0 +1,80 @@
+"""Executors for the distributed searches' tests whose tasks really share entries, which
+``InProcess`` never does (every task there reads the hub through one worker state whose
+cursor has already passed the batches of the earlier tasks, all written from that state)."""
+
+import concurrent.futures
+import threading
+import uuid
+
+from optrules.distributed.cluster import SearchHub
+from optrules.distributed.tasks import InProcess, _forget
+
+
+class _LockedHub(SearchHub):
+    def __init__(self, best):
+        super().__init__(best)
+        self.lock = threading.Lock()
+
+    def exchange(self, origin, offer, batch, cursor):
+        with self.lock:
+            return super().exchange(origin, offer, batch, cursor)
+
+
+class FreshWorkers(InProcess):
+    """As InProcess, but each task runs as on a new worker (its own cache and hub cursor):
+    it receives every batch of entries of the earlier tasks."""
+
+    def start(self, task, best):
+        super().start(task, best)
+        self.names = []
+
+    def submit(self, frontier, best, limits):
+        name = f"{self.name}-{uuid.uuid4().hex}"
+        self.names.append(name)
+        return self.function(*self.arguments, frontier, best, limits, self.hub, name)
+
+    def finish(self):
+        for name in self.names:
+            _forget(name)
+
+
+class Threads:
+    """Tasks run concurrently in threads of this process (each as on its own worker), with a
+    hub shared under a lock: entries arrive while the receiving task is searching."""
+
+    failures = ()
+
+    def __init__(self, n_workers=3, time_slice=0.0):
+        self.n_workers, self.time_slice = n_workers, time_slice
+        self.completed, self.names = [], []
+        self.pool = concurrent.futures.ThreadPoolExecutor(n_workers)
+
+    def start(self, task, best):
+        self.name = f"optrules-search-{uuid.uuid4().hex}"
+        self.function, self.arguments = task
+        self.hub = _LockedHub(best)
+
+    def want_split(self, wanted):
+        self.hub.want_split(wanted)
+
+    def submit(self, frontier, best, limits):
+        name = f"{self.name}-{uuid.uuid4().hex}"
+        self.names.append(name)
+        return self.pool.submit(self.function, *self.arguments, frontier, best, limits,
+                                self.hub, name)
+
+    def wait(self, handles, timeout):
+        done, _ = concurrent.futures.wait(list(handles), timeout=timeout,
+                                          return_when=concurrent.futures.FIRST_COMPLETED)
+        return [(future, future.result()) for future in done]
+
+    def cancel(self, handles):
+        pass
+
+    def shared_best(self):
+        return self.hub.best
+
+    def finish(self):
+        self.pool.shutdown(wait=True)
+        for name in self.names:
+            _forget(name)
