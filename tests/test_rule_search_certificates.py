@@ -53,6 +53,18 @@ def test_certificates_of_random_rule_searches_are_accepted(tmp_path_factory, pro
     assert result.objective * Fraction(alpha) <= optimum
 
 
+def test_float_gradients_with_huge_denominators_are_accepted(tmp_path):
+    """Found by the distributed search's tests: the checker's common denominator of float
+    g and h (up to 2**1074) overflowed numpy's gcd; it is computed with Python integers."""
+    problem = GradientProblem.from_values([[1, 1, 0, 0], [0, 1, 1, 0]], ["p0", "p1"],
+                                          [5e-324, -0.3, 1e300, 0.1], [1e-300, 2.5, 1.0, 3.0],
+                                          Fraction(1, 3))
+    result, path, instance = certified(tmp_path, problem)
+    report = check_rule_search_certificate(path, instance)
+    assert report.accepted, report.reason
+    assert result.objective == optimal_rule(instance)[0]
+
+
 @given(problems(), st.sampled_from(["1", "1/2"]))
 @settings(deadline=None)
 def test_both_engines_write_the_same_records(tmp_path_factory, problem, alpha):

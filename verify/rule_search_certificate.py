@@ -27,6 +27,7 @@ sets nest, and the evaluated propositions lie in V); otherwise T's smallest rema
 is ``Q``: go down; an exhausted T is a checked query. Every case contradicts obj(T) > U.
 """
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -99,9 +100,9 @@ class _RuleReplay(Replay):
 
     def __init__(self, instance):
         super().__init__(instance)
-        scale = 1
-        for value in list(instance.g) + list(instance.h) + [instance.lam]:
-            scale = scale * value.denominator // np.gcd(scale, value.denominator)
+        # Python integers (numpy's gcd overflows on float values' denominators, up to 2**1074)
+        scale = math.lcm(*(value.denominator for value in
+                           list(instance.g) + list(instance.h) + [instance.lam]))
         self.g = [int(v * scale) for v in instance.g]
         self.h = [int(v * scale) for v in instance.h]
         self.lam = int(instance.lam * scale)
