@@ -441,14 +441,18 @@ class _Node:
     def tail(self):
         return self.query[-1] if self.query else -1
 
+    @property
+    def priority(self):
+        """Its place in the boundary's order, smallest first (without the insertion order)."""
+        return -self.key
+
 
 class _Search:
     """Algorithm 1 of the reference engine, with float decisions where they are certain."""
 
-    def __init__(self, problem, config):
+    def __init__(self, problem, config, prepared=None):
         self.problem, self.config = problem, config
-        self.data = _RankedArrays(problem)
-        self.floats = _Floats(problem, self.data)
+        self.data, self.floats = prepared or self.prepare(problem)
         self.alpha = config.alpha
         self.alpha_float = float(config.alpha)
         # margin of a float comparison: the bound's error, plus the roundings of α·b and of
@@ -465,6 +469,13 @@ class _Search:
         self.sequence = itertools.count()
         self.heap = []          # (-key, sequence, node)
         self.trace = config.certificate     # the search certificate's writer, or None
+
+    @staticmethod
+    def prepare(problem):
+        """The problem ranked (exact) and in floats, as a search of it needs them: one
+        search's may serve the next (they are only read)."""
+        data = _RankedArrays(problem)
+        return data, _Floats(problem, data)
 
     # ----- exact values, when floats cannot decide -------------------------------------------
     def _set_best(self, exact):
@@ -526,23 +537,40 @@ class _Search:
 
     # ----- Algorithm 1 ---------------------------------------------------------------------
     def run(self, start):
-        config, floats, statistics = self.config, self.floats, self.statistics
+        root = self.root()
+        root.groups = self.node_groups(root)
+        self._push(root)
+        stop = self.search(self.config.max_nodes, self.config.budget, self.config.progress)
+        return self.result(stop, start)
+
+    def root(self):
+        """The root ⊤ with its list (line 4: every proposition, b = ∞) and bound (line 5)."""
         n_propositions, n = len(self.data.extents), self.problem.n_samples
         everything = bitset.from_int((1 << n) - 1, n)
-        usable = np.ones(n_propositions, dtype=bool)    # the root list: every proposition
-        root_bound = grouped_bound(self.data, (1 << n) - 1, _bitmask(usable))   # line 5
-        root = _Node((), everything, float(root_bound / floats.scale),
-                     queue_key(root_bound / floats.scale), np.arange(n_propositions),
-                     np.full(n_propositions, np.inf), np.arange(n_propositions),
-                     everything, usable, usable,                           # line 4: b = ∞
-                     (floats.groups(floats.samples(np.arange(n)), np.zeros(n, np.int64),
-                                    usable[None]), 0))
-        root.exact_bound = root_bound
-        self._push(root)
+        usable = np.ones(n_propositions, dtype=bool)
+        root = _Node((), everything, 0.0, 0, np.arange(n_propositions),
+                     np.full(n_propositions, np.inf), np.arange(n_propositions), everything,
+                     usable, usable, None)
+        root.exact_bound = self._exact_bound(root)
+        root.bound = float(root.exact_bound / self.floats.scale)
+        root.key = queue_key(root.exact_bound / self.floats.scale)
+        return root
+
+    def node_groups(self, node):
+        """The groups of a node's samples by its usable propositions, made afresh (a node
+        made by :meth:`_refine` gets them from its parent's groups)."""
+        members = np.flatnonzero(bitset.unpack(node.words, self.floats.n))
+        return self.floats.groups(self.floats.samples(members),
+                                  np.zeros(len(members), np.int64), node.usable[None]), 0
+
+    def search(self, max_nodes, budget, progress):
+        """Lines 6-16 until the boundary is empty (None) or ``max_nodes`` expansions or the
+        ``budget`` stop it (the stop status); ``progress(nodes, describe)`` after each node."""
+        statistics = self.statistics
         stop = None
         while self.heap:
-            stop = "node-limit" if config.max_nodes is not None and \
-                statistics["nodes"] >= config.max_nodes else config.budget.stop_reason()
+            stop = "node-limit" if max_nodes is not None and \
+                statistics["nodes"] >= max_nodes else budget.stop_reason()
             if stop is not None:
                 break
             node = heapq.heappop(self.heap)[2]                            # line 7
@@ -560,23 +588,37 @@ class _Search:
                 continue
             statistics["nodes"] += 1
             self._expand(node)
-            if config.progress is not None:
-                config.progress(statistics["nodes"], self._progress_figures)
+            if progress is not None:
+                progress(statistics["nodes"], self._progress_figures)
+        return stop
+
+    def result(self, stop, start, open_nodes=None):
+        """The search's result (stopped with status ``stop``, or finished if None), begun at
+        ``start``; the upper bound of a stopped search covers ``open_nodes`` (by default, its
+        boundary)."""
+        if open_nodes is None:
+            open_nodes = [entry[2] for entry in self.heap]
         upper = self.best / self.alpha if stop is None else max(
-            [self.best / self.alpha] + ([self._open_bound()] if self.heap else []))
+            [self.best / self.alpha] + ([self._open_bound(open_nodes)] if open_nodes else []))
         status = stop or ("optimal" if self.alpha == 1 else "approximate")
         shortest = shortest_equivalent_query(self.data, self.best_extent, self.best_query)
         return _result(self.problem, self.data, shortest, self.best_extent, self.best, upper,
-                       status, statistics, time.perf_counter() - start)
+                       status, self.statistics, time.perf_counter() - start)
 
     def _push(self, node):
         heapq.heappush(self.heap, (-node.key, next(self.sequence), node))
 
-    def _open_bound(self):
-        """The largest exact bound of an open node (for a stopped search)."""
-        top = max(entry[2].bound for entry in self.heap)
-        return max(self._exact_bound(node) for _, _, node in self.heap
+    def _open_bound(self, nodes):
+        """The largest exact bound of the open nodes ``nodes`` (for a stopped search)."""
+        top = max(node.bound for node in nodes)
+        return max(self._exact_bound(node) for node in nodes
                    if node.bound >= top * (1 - 2 * self.margin))
+
+    def _improve(self, query, words):
+        """Line 11: the query ``query`` with extent ``words`` (packed) becomes q*."""
+        extent = bitset.to_int(words)
+        self._set_best(self.data.objective(extent))
+        self.best_query, self.best_extent = query, extent
 
     def _expand(self, node):
         """Lines 8-16 for ``node``: its batch's evaluation (a fresh one if the incumbent has
@@ -630,9 +672,7 @@ class _Search:
                 child = query + (int(batch.augment[p]),)
                 if self._improves(batch.values[row], batch.errors[row],
                                   batch.child_words[row], child):         # line 11
-                    self._set_best(self.data.objective(bitset.to_int(batch.child_words[row])))
-                    self.best_query = child
-                    self.best_extent = bitset.to_int(batch.child_words[row])
+                    self._improve(child, batch.child_words[row])
                     improved_at = j
                     break
             cursor = len(positions) if improved_at is None else cursor + improved_at + 1

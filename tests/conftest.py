@@ -30,3 +30,17 @@ def compas_dir():
         pytest.fail(f"COMPAS reference files not found in {SHARED_COMPAS}; "
                     "clone the repository next to the shared/ folder.")
     return SHARED_COMPAS
+
+
+@pytest.fixture(scope="session")
+def cluster():
+    """A local Dask cluster of two worker processes (one thread each), as ``n_workers=2``
+    starts, for the distributed searches' tests."""
+    import logging
+    import dask
+    from distributed import LocalCluster
+    from optrules.distributed.cluster import QUIET_WORKERS
+    with dask.config.set(QUIET_WORKERS), \
+            LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                         dashboard_address=":0", silence_logs=logging.ERROR) as local:
+        yield local

@@ -122,15 +122,7 @@ def test_the_merged_certificate_of_tasks_cut_after_every_prefix_is_accepted(
     assert report.accepted, report
 
 
-# ----- on a local cluster of two worker processes -------------------------------------------
-
-@pytest.fixture(scope="module")
-def cluster():
-    with dask.config.set(QUIET_WORKERS), \
-            LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                         dashboard_address=":0", silence_logs=logging.ERROR) as local:
-        yield local
-
+# ----- on a local cluster of two worker processes (the ``cluster`` fixture) ------------------
 
 @pytest.fixture(scope="module")
 def compas(compas_dir):

@@ -305,7 +305,7 @@ def _tie_heavy_problem(seed, n_propositions=8, n=60):
     extents = rng.random((n_propositions, n)) < 0.5
     g = np.where(rng.random(n) < 0.5, 0.5, -0.5)
     return GradientProblem.from_values(extents, [f"p{j}" for j in range(n_propositions)], g,
-                                       np.full(n, 0.25), rng.choice([0, 1, 2]))
+                                       np.full(n, 0.25), int(rng.choice([0, 1, 2])))
 
 
 @contextlib.contextmanager

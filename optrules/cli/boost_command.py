@@ -11,8 +11,8 @@ from optrules.rule_boosting.fit import ENGINES, SEARCHES
 from optrules.rule_boosting.losses import LOSSES
 from optrules.validation import parse_fraction
 
-from .arguments import (add_limit_arguments, add_progress_arguments, positive_float, positive_int,
-                        remaining_time, verbosity)
+from .arguments import (add_cluster_arguments, add_limit_arguments, add_progress_arguments,
+                        positive_float, positive_int, remaining_time, verbosity)
 
 __all__ = ["add_parser", "read_boosting_data"]
 
@@ -54,6 +54,7 @@ def add_parser(commands):
     add_limit_arguments(search, "stop boosting after SEC seconds of the whole command (reading "
                                 "included): the rule under way keeps its best so far and its "
                                 "guarantee, and no further rule is searched")
+    add_cluster_arguments(search)
     output = parser.add_argument_group("output")
     output.add_argument("--json", action="store_true", help="print one JSON object")
     output.add_argument("--save-model", metavar="FILE", help="write the model as JSON")
@@ -89,7 +90,8 @@ def run(args, parser):
         thresholds=args.thresholds, max_depth=args.max_depth, apx=apx,
         intercept=args.intercept, max_nodes=args.max_nodes, time_limit=remaining_time(args),
         rule_time_limit=args.rule_time_limit, max_memory=args.max_memory,
-        engine=args.engine, verbose=verbosity(args)).fit(features, y)
+        engine=args.engine, verbose=verbosity(args), n_workers=args.n_workers,
+        scheduler=args.scheduler).fit(features, y)
     ensemble = estimator.ensemble_
     if args.loss == "logistic":
         metric, value, start = "training_accuracy", estimator.score(features, y), ""

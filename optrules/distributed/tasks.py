@@ -32,8 +32,8 @@ from optrules.blas import single_blas_thread
 from optrules.distributed.cluster import SearchHub
 
 __all__ = ["Coordinator", "HubLink", "InProcess", "OnDask", "SharedSearch", "TaskLimits",
-           "TaskResult", "InMemoryRecords", "run_search_task", "FIRST_SLICE", "TIME_SLICE",
-           "EXCHANGE_INTERVAL", "HUB_TIMEOUT"]
+           "TaskResult", "InMemoryRecords", "run_search_task", "worker_cache", "FIRST_SLICE",
+           "TIME_SLICE", "EXCHANGE_INTERVAL", "HUB_TIMEOUT"]
 
 #: Least seconds a task searches before it hands its frontier back when a worker is idle; the
 #: first task (the root of the search) searches less, so that the other workers get work soon.
@@ -99,6 +99,11 @@ class InMemoryRecords:
 _WORKER_STATE = {}
 
 
+def worker_cache(search_name):
+    """What the tasks of the search ``search_name`` keep on this worker (a dict)."""
+    return _WORKER_STATE.setdefault(search_name, {"known": {}, "cursor": 0})
+
+
 def _forget(search_name):
     """Drop a finished search's cache on this worker."""
     _WORKER_STATE.pop(search_name, None)
@@ -124,7 +129,7 @@ class HubLink:
 
     def __init__(self, hub, search_name, origin):
         self.hub, self.origin = hub, origin
-        self.state = _WORKER_STATE.setdefault(search_name, {"known": {}, "cursor": 0})
+        self.state = worker_cache(search_name)
         self.known = self.state["known"]
         self.in_flight, self.sent = None, 0.0
         self.failures = 0

@@ -54,6 +54,13 @@ _SHARED_DOC = """
     verbose : int, default 0
         If > 0, print each rule on stderr as it is found, with a throttled progress line during
         a long search (from the start and every second in a log if 2 or more).
+    n_workers : int >= 1 or None, default None
+        Spread each rule's optimal search over a local Dask cluster of this many processes,
+        started once a fit (the extra ``optrules[distributed]``; specs/distributed.md). The
+        same rules as one process; the fast engine and ``search="optimal"`` only.
+    scheduler : str or None, default None
+        Spread them over the Dask cluster whose scheduler listens at this address
+        (``"tcp://host:8786"``) instead.
 
     A first Ctrl-C (SIGINT) or SIGTERM during ``fit`` stops boosting likewise (status
     "interrupted", the rules so far kept, with a warning); a second one aborts at once
@@ -92,19 +99,24 @@ class BoostingProgress:
 
 
 def _search_text(t, n_rounds, nodes, figures):
+    workers = figures.get("nodes_by_worker")    # a distributed search: each worker's nodes
     return (f"rule {t + 1}/{n_rounds}: nodes {nodes:>9} boundary {figures['boundary']:>8} "
-            f"best obj {figures['objective']:.6g} upper bound {figures['upper_bound']:.6g}")
+            f"best obj {figures['objective']:.6g} upper bound {figures['upper_bound']:.6g}" +
+            ("" if not workers else " workers " + " ".join(
+                f"{name}:{count}" for name, count in workers.items())))
 
 
 class _RuleBoosting(RuleEstimator):
     """Fitting, prediction scores and model files shared by the two estimators."""
 
     _losses = ()
+    #: Parameters that came after the first model files; none of them changes the rules.
+    _params_added_later = ("n_workers", "scheduler")
 
     def __init__(self, n_rules=10, *, lam=2, loss=None, search="optimal",
                  thresholds="quantile:10", max_depth=None, apx=1, intercept=False,
                  max_nodes=None, time_limit=None, rule_time_limit=None, max_memory="auto",
-                 engine="fast", verbose=0):
+                 engine="fast", verbose=0, n_workers=None, scheduler=None):
         self.n_rules = n_rules
         self.lam = lam
         self.loss = loss
@@ -119,12 +131,15 @@ class _RuleBoosting(RuleEstimator):
         self.max_memory = max_memory
         self.engine = engine
         self.verbose = verbose
+        self.n_workers = n_workers
+        self.scheduler = scheduler
 
     @property
     def _parameter_constraints(self):
         constraints = {name: ENSEMBLE_CONSTRAINTS[name] for name in (
             "n_rules", "lam", "search", "thresholds", "max_depth", "apx", "intercept",
-            "max_nodes", "time_limit", "rule_time_limit", "max_memory")}
+            "max_nodes", "time_limit", "rule_time_limit", "max_memory", "n_workers",
+            "scheduler")}
         return dict(constraints, loss=[Options(self._losses)], engine=[Options(ENGINES)],
                     verbose=[Integer(0), Boolean()])
 
@@ -144,7 +159,8 @@ class _RuleBoosting(RuleEstimator):
                 max_depth=params["max_depth"], apx=params["apx"], engine=params["engine"],
                 intercept=params["intercept"], max_nodes=params["max_nodes"],
                 rule_time_limit=params["rule_time_limit"], max_memory=None, budget=budget,
-                progress=progress and progress.rule, search_progress=progress and progress.search)
+                progress=progress and progress.rule, search_progress=progress and progress.search,
+                n_workers=params["n_workers"], scheduler=params["scheduler"])
             if progress is not None:
                 progress.line.close()
         if classes is not None:          # the loss saw booleans; keep the real class values
@@ -241,12 +257,13 @@ class OptimalRuleBoostingClassifier(_RuleBoosting):
     def __init__(self, n_rules=10, *, lam=2, loss="logistic", search="optimal",
                  thresholds="quantile:10", max_depth=None, apx=1, intercept=False,
                  max_nodes=None, time_limit=None, rule_time_limit=None, max_memory="auto",
-                 engine="fast", verbose=0):
+                 engine="fast", verbose=0, n_workers=None, scheduler=None):
         super().__init__(n_rules, lam=lam, loss=loss, search=search, thresholds=thresholds,
                          max_depth=max_depth, apx=apx, intercept=intercept,
                          max_nodes=max_nodes, time_limit=time_limit,
                          rule_time_limit=rule_time_limit, max_memory=max_memory,
-                         engine=engine, verbose=verbose)
+                         engine=engine, verbose=verbose, n_workers=n_workers,
+                         scheduler=scheduler)
 
     def fit(self, X, y):
         """Boost ``n_rules`` rules on features ``X`` for a two-class target ``y``."""
@@ -311,12 +328,13 @@ class OptimalRuleBoostingRegressor(_RuleBoosting):
     def __init__(self, n_rules=10, *, lam=2, loss="squared", search="optimal",
                  thresholds="quantile:10", max_depth=None, apx=1, intercept=False,
                  max_nodes=None, time_limit=None, rule_time_limit=None, max_memory="auto",
-                 engine="fast", verbose=0):
+                 engine="fast", verbose=0, n_workers=None, scheduler=None):
         super().__init__(n_rules, lam=lam, loss=loss, search=search, thresholds=thresholds,
                          max_depth=max_depth, apx=apx, intercept=intercept,
                          max_nodes=max_nodes, time_limit=time_limit,
                          rule_time_limit=rule_time_limit, max_memory=max_memory,
-                         engine=engine, verbose=verbose)
+                         engine=engine, verbose=verbose, n_workers=n_workers,
+                         scheduler=scheduler)
 
     def fit(self, X, y):
         """Boost ``n_rules`` rules on features ``X`` for a numeric target ``y``."""

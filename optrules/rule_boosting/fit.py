@@ -9,6 +9,7 @@ first rule with the empty query ⊤ (weight by eq. 2.2) is added before the k se
 not counted in k. ``specs/rule-boosting.md`` §12 states the loop.
 """
 
+import contextlib
 import importlib
 import math
 import time
@@ -19,6 +20,7 @@ import numpy as np
 
 from optrules.data import bitset
 from optrules.data.propositions import PropositionSet, make_propositions
+from optrules.distributed.cluster import CLUSTER_CONSTRAINTS, cluster_parameters
 from optrules.limits import Budget, interruptible, memory_cap
 from optrules.rule_boosting.gradient_problem import GradientProblem
 from optrules.rule_boosting.losses import get_loss
@@ -75,7 +77,8 @@ ENSEMBLE_CONSTRAINTS = dict(
     thresholds=[Thresholds()],
     intercept=[Boolean()],
     progress=[Callable(), None],
-    search_progress=[Callable(), None])
+    search_progress=[Callable(), None],
+    **CLUSTER_CONSTRAINTS)
 
 
 def _config(given, budget, progress=None):
@@ -89,9 +92,29 @@ def _learner(given):
     return getattr(importlib.import_module(ENGINES[given["engine"]]), SEARCHES[given["search"]])
 
 
+@contextlib.contextmanager
+def _learner_on(given, owner):
+    """The base learner ``given`` asks for, as ``learner(problem, config)``: in this process,
+    or spread over the Dask cluster of ``n_workers``/``scheduler`` (the optimal search of
+    the fast engine; specs/distributed.md), started once for every search it makes."""
+    cluster = cluster_parameters(given["n_workers"], given["scheduler"], owner)
+    if cluster is None:
+        yield _learner(given)
+        return
+    if (given["search"], given["engine"]) != ("optimal", "fast"):
+        raise ValueError(f"{owner}: a distributed search ('n_workers' or 'scheduler') runs the "
+                         f"optimal search of the fast engine; got search={given['search']!r}, "
+                         f"engine={given['engine']!r}.")
+    from optrules.distributed import rule_boosting, tasks
+    with cluster.client() as client:
+        yield lambda problem, config: rule_boosting.optimal_rule(problem, config,
+                                                                 tasks.OnDask(client))
+
+
 def fit_rule(problem, *, search="optimal", engine="fast", apx=1, max_depth=None,
              bound_pruning=True, equivalence_pruning=True, max_nodes=None, time_limit=None,
-             max_memory="auto", certificate=None, progress=None):
+             max_memory="auto", certificate=None, progress=None, n_workers=None,
+             scheduler=None):
     """Run one base learner on a :class:`GradientProblem` (one boosting round).
 
     ``max_nodes``, ``time_limit`` (seconds) and ``max_memory`` (MB of resident memory; "auto"
@@ -106,6 +129,13 @@ def fit_rule(problem, *, search="optimal", engine="fast", apx=1, max_depth=None,
 
     ``progress``, if given, is called as ``progress(nodes, describe)`` after each node of the
     search, ``describe()`` giving its figures (``boundary``, ``objective``, ``upper_bound``).
+
+    ``n_workers`` (a local Dask cluster of that many processes) or ``scheduler`` (the address
+    of a Dask scheduler, ``"tcp://host:8786"``) spread the optimal search of the fast engine
+    over a cluster (the extra ``optrules[distributed]``; specs/distributed.md): the same query,
+    objective and status as one process, counters summed over its tasks, and each worker's
+    expanded nodes in the progress figures (``nodes_by_worker``). A lost cluster stops the
+    search with status "cluster-lost" and its exact guarantee.
 
     Returns
     -------
@@ -127,11 +157,12 @@ def fit_rule(problem, *, search="optimal", engine="fast", apx=1, max_depth=None,
         raise TypeError(f"The 'problem' parameter of fit_rule must be a GradientProblem. "
                         f"Got {type(problem).__name__} instead.")
     given = validate_params(dict(BASE_LEARNER_CONSTRAINTS, certificate=[FilePath(), None],
-                                 progress=[Callable(), None]), {
+                                 progress=[Callable(), None], **CLUSTER_CONSTRAINTS), {
         "search": search, "engine": engine, "apx": apx, "max_depth": max_depth,
         "bound_pruning": bound_pruning, "equivalence_pruning": equivalence_pruning,
         "max_nodes": max_nodes, "time_limit": time_limit, "max_memory": max_memory,
-        "certificate": certificate, "progress": progress}, "fit_rule")
+        "certificate": certificate, "progress": progress, "n_workers": n_workers,
+        "scheduler": scheduler}, "fit_rule")
     budget = Budget(given["time_limit"], memory_cap(given["max_memory"]))
     config = _config(given, budget, given["progress"])
     if given["certificate"] is not None:
@@ -142,8 +173,8 @@ def fit_rule(problem, *, search="optimal", engine="fast", apx=1, max_depth=None,
         config = replace(config, certificate=RuleSearchCertificateWriter(
             given["certificate"], 2 * problem.n_samples * problem.scale))
     try:
-        with interruptible():
-            result = _learner(given)(problem, config)
+        with interruptible(), _learner_on(given, "fit_rule") as learner:
+            result = learner(problem, config)
     except BaseException:
         if config.certificate is not None:
             config.certificate.discard()
@@ -174,7 +205,8 @@ def fit_rule_ensemble(X, y, *, loss="logistic", n_rules=10, lam=2, search="optim
                       thresholds="quantile:10", max_depth=None, apx=1, engine="fast",
                       intercept=False, positive=None, max_nodes=None, time_limit=None,
                       rule_time_limit=None, max_memory="auto", budget=None,
-                      feature_names=None, progress=None, search_progress=None):
+                      feature_names=None, progress=None, search_progress=None, n_workers=None,
+                      scheduler=None):
     """Boost an additive ensemble of ``n_rules`` conjunctive rules.
 
     Parameters
@@ -221,6 +253,13 @@ def fit_rule_ensemble(X, y, *, loss="logistic", n_rules=10, lam=2, search="optim
     search_progress : callable, optional
         Called as ``search_progress(t, nodes, describe)`` after each node of round t's search
         (see :class:`BaseLearnerConfig`; for a throttled progress line).
+    n_workers : int >= 1, optional
+        Spread each round's optimal search over a local Dask cluster of this many processes,
+        started once for all rounds (the extra ``optrules[distributed]``;
+        specs/distributed.md). Same rules as one process; counters are sums over the tasks.
+    scheduler : str, optional
+        Spread them over the Dask cluster whose scheduler listens at this address
+        (``"tcp://host:8786"``) instead.
 
     Returns
     -------
@@ -257,7 +296,8 @@ def fit_rule_ensemble(X, y, *, loss="logistic", n_rules=10, lam=2, search="optim
         "max_nodes": max_nodes, "time_limit": time_limit, "rule_time_limit": rule_time_limit,
         "max_memory": max_memory, "n_rules": n_rules, "lam": lam, "thresholds": thresholds,
         "intercept": intercept, "progress": progress,
-        "search_progress": search_progress}, "fit_rule_ensemble")
+        "search_progress": search_progress, "n_workers": n_workers,
+        "scheduler": scheduler}, "fit_rule_ensemble")
     if budget is not None and not isinstance(budget, Budget):
         raise TypeError(f"The 'budget' parameter of fit_rule_ensemble must be an "
                         f"optrules.limits.Budget or None. Got {type(budget).__name__} instead.")
@@ -270,16 +310,19 @@ def fit_rule_ensemble(X, y, *, loss="logistic", n_rules=10, lam=2, search="optim
             raise ValueError(f"y has {target.size} values but X has {propositions.n_samples} "
                              "rows.")
         base_score = loss_.initial_score(target)
-        rules, status = _boost(propositions, target, loss_, base_score, given, total)
+        with _learner_on(given, "fit_rule_ensemble") as learner:
+            rules, status = _boost(propositions, target, loss_, base_score, given, total,
+                                   learner)
     classes = getattr(loss_, "classes", None)
     return RuleEnsemble(tuple(rules), loss_, given["lam"], search,
                         None if classes is None else tuple(classes),
                         time.perf_counter() - start, base_score, status)
 
 
-def _boost(propositions, target, loss, base_score, given, total):
-    """The boosting rounds (§2.3) within the budget ``total``: (rules, ensemble status)."""
-    learner, lam = _learner(given), given["lam"]
+def _boost(propositions, target, loss, base_score, given, total, learner):
+    """The boosting rounds (§2.3) with the base learner ``learner`` within the budget
+    ``total``: (rules, ensemble status)."""
+    lam = given["lam"]
     scores = np.full(target.size, base_score)
     current = loss.mean_loss(target, scores)
     rules = []
