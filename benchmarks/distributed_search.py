@@ -1,18 +1,24 @@
 """Benchmark: the distributed rule-list search (specs/distributed.md) on COMPAS, with 1 and 2
 local Dask workers and in one process, back to back in one run; then a simulated cluster of k
-workers from per-task timings.
+workers from per-task timings; then the distributed optimal boosting-rule search (§9) on the
+first round of noisy parity problems, likewise.
 
 (Not ``distributed.py``: run as a script, this folder comes first on ``sys.path``, and the
 file would stand in for the Dask package of that name.)
 
 Run by hand (the optrules environment with the extra ``distributed``):
     python benchmarks/distributed_search.py [--lam 0.0075 0.005] [--workers 1 2]
-        [--simulate 1 2 4 8] [--simulate-lam 0.0075]
+        [--simulate 1 2 4 8] [--simulate-lam 0.0075] [--parity 5:500:7 6:400:7]
 
 Measured part: per λ, the fast engine in one process, then a local cluster of each size in
 ``--workers`` (cluster start-up included in "wall s", excluded in "search s"): wall seconds, the
 speed-up of the search over one worker, prefixes expanded in all and per worker, and tasks. The
 machine is shared: compare within one run. Needs a quiet machine: every worker wants a core.
+
+Boosting part (``--parity D:N:K``): noisy parity of dimension D with N samples
+(``optrules.data.synthetic.noisy_parity``, seed 0), propositions at K quantile cut points
+(``thresholds="quantile:K"``), the logistic loss's first round (g = -y/2, h = 1/4, λ = 2):
+one process, then each cluster size, with the same columns (nodes: query nodes expanded).
 
 Simulated part (``--simulate``): the coordinator deals the frontier to k virtual workers, but
 runs every task in this process, one after another. The first task hands its queue back after
@@ -120,12 +126,49 @@ def simulated(data, lam, sizes):
         yield k, result, executor
 
 
+def parity_problem(spec):
+    """The first boosting round of noisy parity ``D:N:K`` (module docstring)."""
+    import numpy as np
+    from optrules.data.propositions import make_propositions
+    from optrules.data.synthetic import noisy_parity
+    from optrules.rule_boosting.gradient_problem import GradientProblem
+    d, n, cuts = (int(part) for part in spec.split(":"))
+    X, y = noisy_parity(n, d=d, seed=0)
+    propositions = make_propositions(X, f"quantile:{cuts}")
+    return GradientProblem.from_values(propositions.extents, propositions.names, -y / 2,
+                                       np.full(n, 0.25), 2)
+
+
+def measured_boosting(problem, workers):
+    """Rows of the boosting table: one process, then each cluster size (with each worker's
+    expanded nodes, from the last progress figures)."""
+    from optrules.distributed import rule_boosting, tasks
+    from optrules.distributed.cluster import Cluster
+    from optrules.fast.rule_boosting import optimal_rule
+    from optrules.rule_boosting.fit import BaseLearnerConfig
+    start = time.perf_counter()
+    result = optimal_rule(problem, BaseLearnerConfig())
+    yield "one process", time.perf_counter() - start, None, result, None, ""
+    for n in workers:
+        start = time.perf_counter()
+        figures = {}
+        config = BaseLearnerConfig(progress=lambda nodes, describe: figures.update(describe()))
+        with Cluster(n).client() as client:
+            executor = tasks.OnDask(client)
+            searched = time.perf_counter()
+            result = rule_boosting.optimal_rule(problem, config, executor)
+            search_seconds = time.perf_counter() - searched
+        yield f"{n} worker{'s' * (n > 1)}", time.perf_counter() - start, search_seconds, \
+            result, executor.completed, figures.get("nodes_by_worker", "")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lam", nargs="*", default=["0.0075", "0.005"])
     parser.add_argument("--workers", nargs="+", type=int, default=[1, 2])
     parser.add_argument("--simulate", nargs="*", type=int, default=[1, 2, 4, 8])
     parser.add_argument("--simulate-lam", default="0.0075")
+    parser.add_argument("--parity", nargs="*", default=["5:500:7", "6:400:7"])
 
     args = parser.parse_args()
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -155,6 +198,21 @@ def main():
             print(f"{k:>7} {result.nodes_expanded:>9} {len(executor.completed):>6} "
                   f"{cpu:>8.1f} {makespan:>10.1f} {base / makespan:>8.2f} "
                   f"{str(result.objective):>14}", flush=True)
+    if args.parity:
+        print(f"\noptimal boosting rule, noisy parity's first round\n{'D:N:K':>9} {'run':>12} "
+              f"{'status':>8} {'objective':>10} {'wall s':>8} {'search s':>9} {'speed-up':>8} "
+              f"{'nodes':>9} {'tasks':>5}  nodes per worker")
+    for spec in args.parity:
+        one_worker = None
+        for name, wall, search, result, tasks, per_worker in measured_boosting(
+                parity_problem(spec), args.workers):
+            if name == "1 worker":
+                one_worker = search
+            speed_up = f"{one_worker / search:>8.2f}" if search and one_worker else f"{'':>8}"
+            print(f"{spec:>9} {name:>12} {result.status:>8} {float(result.objective):>10.6f} "
+                  f"{wall:>8.1f} {search or wall:>9.1f} {speed_up} "
+                  f"{result.statistics['nodes']:>9} {len(tasks) if tasks else '':>5}  "
+                  f"{per_worker}", flush=True)
 
 
 if __name__ == "__main__":
