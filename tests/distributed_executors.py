@@ -1,13 +1,19 @@
 """Executors for the distributed searches' tests whose tasks really share entries, which
 ``InProcess`` never does (every task there reads the hub through one worker state whose
-cursor has already passed the batches of the earlier tasks, all written from that state)."""
+cursor has already passed the batches of the earlier tasks, all written from that state);
+and a cluster that dies mid-search."""
 
 import concurrent.futures
+import contextlib
+import logging
 import threading
 import uuid
 
-from optrules.distributed.cluster import SearchHub
-from optrules.distributed.tasks import InProcess, _forget
+import dask
+from distributed import Client, LocalCluster
+
+from optrules.distributed.cluster import QUIET_WORKERS, SearchHub
+from optrules.distributed.tasks import InProcess, OnDask, _forget
 
 
 class _LockedHub(SearchHub):
@@ -78,3 +84,18 @@ class Threads:
         self.pool.shutdown(wait=True)
         for name in self.names:
             _forget(name)
+
+
+@contextlib.contextmanager
+def doomed_cluster():
+    """(executor, progress): an executor on a local cluster of two processes and a progress
+    callback that closes the whole cluster once the first task is done."""
+    with dask.config.set(QUIET_WORKERS), \
+            LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                         dashboard_address=":0", silence_logs=logging.CRITICAL) as doomed, \
+            Client(doomed) as client:
+        def close_the_cluster(nodes, describe):
+            if nodes > 0 and doomed.status.name == "running":
+                doomed.close()
+
+        yield OnDask(client), close_the_cluster

@@ -3,20 +3,19 @@ as one process, with tasks cut after every prefix in this process, and on a loca
 cluster of two processes, also when a worker is killed mid-run or the cluster dies."""
 
 import json
-import logging
 import os
 import signal
 from fractions import Fraction
 
-import dask
 import pytest
-from distributed import Client, LocalCluster
+from distributed import Client
 from hypothesis import given, settings, strategies as st
 
+from distributed_executors import doomed_cluster
 from optrules.data.binary_dataset import BinaryDataset
 from optrules.data.corels_files import load_corels
 from optrules.distributed import rule_lists as distributed
-from optrules.distributed.cluster import QUIET_WORKERS, SearchHub
+from optrules.distributed.cluster import SearchHub
 from optrules.rule_lists.fit import (BOUNDS, POLICIES, SYMMETRY_MAPS, SearchConfig,
                                      _finish_certificate, _with_sound_minority, fit_rule_list)
 from optrules.rule_lists.search_certificate import SearchCertificateWriter
@@ -190,17 +189,10 @@ def test_a_worker_killed_mid_run_does_not_change_the_answer(cluster, compas):
 def test_a_cluster_that_dies_returns_the_best_list_with_its_exact_gap(compas):
     """The whole cluster closes after the first task: status "cluster-lost", never optimal,
     and the gap covers every prefix the lost tasks had (COMPAS λ = 0.01)."""
-    with dask.config.set(QUIET_WORKERS), \
-            LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                         dashboard_address=":0", silence_logs=logging.CRITICAL) as doomed, \
-            Client(doomed) as client:
-        def close_the_cluster(nodes_expanded, describe):
-            if nodes_expanded > 0 and doomed.status.name == "running":
-                doomed.close()
-
+    with doomed_cluster() as (executor, close_the_cluster):
         config = SearchConfig(progress=close_the_cluster)
         result = distributed.corels(_with_sound_minority(compas), Fraction(1, 100), config,
-                                    "fast", distributed.OnDask(client))
+                                    "fast", executor)
     assert result.status == "cluster-lost"
     assert result.lower_bound < result.objective
     assert result.lower_bound <= Fraction(119389, 324450) <= result.objective == \

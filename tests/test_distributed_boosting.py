@@ -4,24 +4,21 @@ sharing the incumbent, and on a local Dask cluster of two processes (the ``clust
 also when a worker is killed mid-run or the cluster dies."""
 
 import json
-import logging
 import os
 import signal
 from dataclasses import replace
 from fractions import Fraction
 
-import dask
 import numpy as np
 import pytest
-from distributed import Client, LocalCluster
+from distributed import Client
 from hypothesis import given, settings, strategies as st
 
-from distributed_executors import FreshWorkers, Threads
+from distributed_executors import FreshWorkers, Threads, doomed_cluster
 from optrules.data.propositions import make_propositions
 from optrules.data.synthetic import noisy_parity
 from optrules.distributed import rule_boosting as distributed
 from optrules.distributed import tasks
-from optrules.distributed.cluster import QUIET_WORKERS
 from optrules.rule_boosting.fit import (BaseLearnerConfig, _finish_certificate, fit_rule,
                                         fit_rule_ensemble)
 from optrules.rule_boosting.gradient_problem import GradientProblem
@@ -170,16 +167,9 @@ def test_a_cluster_that_dies_returns_the_best_rule_with_its_exact_guarantee():
     and the upper bound covers every node the lost tasks had."""
     problem = parity_problem(n=300, cuts="quantile:5")
     one = fit_rule(problem)
-    with dask.config.set(QUIET_WORKERS), \
-            LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                         dashboard_address=":0", silence_logs=logging.CRITICAL) as doomed, \
-            Client(doomed) as client:
-        def close_the_cluster(nodes, describe):
-            if nodes > 0 and doomed.status.name == "running":
-                doomed.close()
-
+    with doomed_cluster() as (executor, close_the_cluster):
         config = BaseLearnerConfig(progress=close_the_cluster)
-        result = distributed.optimal_rule(problem, config, tasks.OnDask(client))
+        result = distributed.optimal_rule(problem, config, executor)
     assert result.status == "cluster-lost"
     assert result.objective <= one.objective <= result.upper_bound
     assert result.objective == problem.objective(result.extent)
