@@ -538,7 +538,7 @@ class _Search:
     # ----- Algorithm 1 ---------------------------------------------------------------------
     def run(self, start):
         root = self.root()
-        root.groups = self.node_groups(root)
+        self.group(root)
         self._push(root)
         stop = self.search(self.config.max_nodes, self.config.budget, self.config.progress)
         return self.result(stop, start)
@@ -556,12 +556,15 @@ class _Search:
         root.key = queue_key(root.exact_bound / self.floats.scale)
         return root
 
-    def node_groups(self, node):
-        """The groups of a node's samples by its usable propositions, made afresh (a node
-        made by :meth:`_refine` gets them from its parent's groups)."""
-        members = np.flatnonzero(bitset.unpack(node.words, self.floats.n))
-        return self.floats.groups(self.floats.samples(members),
-                                  np.zeros(len(members), np.int64), node.usable[None]), 0
+    def group(self, *nodes):
+        """Group each node's samples by its usable propositions, afresh and in one grouping
+        (a node made by :meth:`_refine` gets its groups from its parent's)."""
+        members = [np.flatnonzero(bitset.unpack(node.words, self.floats.n)) for node in nodes]
+        rows = np.repeat(np.arange(len(nodes)), [len(held) for held in members])
+        groups = self.floats.groups(self.floats.samples(np.concatenate(members)), rows,
+                                    np.stack([node.usable for node in nodes]))
+        for i, node in enumerate(nodes):
+            node.groups = groups, i
 
     def search(self, max_nodes, budget, progress):
         """Lines 6-16 until the boundary is empty (None) or ``max_nodes`` expansions or the

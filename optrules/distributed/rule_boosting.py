@@ -40,6 +40,11 @@ from optrules.rule_boosting.search_certificate import RuleSearchCertificateWrite
 __all__ = ["optimal_rule", "run_task"]
 
 
+#: How many received nodes are grouped in one call (array operations cost mostly per call;
+#: the arrays of a call are as wide as its widest node).
+_GROUPED_AT_ONCE = 64
+
+
 class _TaskRecords(InMemoryRecords, RuleSearchCertificateWriter):
     """A task's boosting-rule search-certificate records, kept in memory."""
 
@@ -59,8 +64,9 @@ class _SubtreeSearch(SharedSearch, _Search):
         super().__init__(problem, config, prepared)
         self.share_through(link)
         self.adopt(best)
+        for low in range(0, len(frontier), _GROUPED_AT_ONCE):
+            self.group(*frontier[low:low + _GROUPED_AT_ONCE])
         for node in frontier:
-            node.groups = self.node_groups(node)
             self._push(node)
 
     def best_of(self):
