@@ -23,6 +23,7 @@ On a cluster, ``fit_rule_list(data, lam, n_workers=2)``; here every task runs in
 """
 
 import collections
+import pickle
 import time
 from dataclasses import dataclass, replace
 
@@ -65,6 +66,20 @@ def best_of(search):
     antecedents, predictions, default = search.best_rule_list
     return (result_order(search.best_objective, antecedents),
             (tuple(antecedents), tuple(predictions), default))
+
+
+def packed(prefixes):
+    """Prefixes as one pickled list of plain tuples: a tenth of the time Dask takes to pickle
+    and unpickle the records themselves (100 000 prefixes: 0.25 s against 1.0 s), which it
+    does twice for every prefix of a split queue (worker to coordinator to worker)."""
+    return pickle.dumps([(prefix.antecedents, prefix.predictions, prefix.lower_bound,
+                          prefix.minority_bound, prefix.n_captured, prefix.priority)
+                         for prefix in prefixes], protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def unpacked(blob):
+    """The :class:`Prefix` records of :func:`packed` prefixes."""
+    return [Prefix(*fields) for fields in pickle.loads(blob)]
 
 
 def frontier_of(search):
@@ -182,7 +197,7 @@ def _subtree_search(base):
                             self.exchange)
 
         def frontier(self):
-            return frontier_of(self)
+            return packed(frontier_of(self))
 
     return SubtreeSearch
 
@@ -240,17 +255,18 @@ def _engine(dataset, lam, engine):
 
 def run_task(dataset, lam, config, engine, frontier, best, limits, hub=None,
              search_name=None):
-    """One task (:func:`~optrules.distributed.tasks.run_search_task`): search from
-    ``frontier`` at incumbent ``best`` within ``limits`` with ``engine``'s search. ``dataset``
-    is compressed (:func:`optrules.fast.corels.compressed`)."""
+    """One task (:func:`~optrules.distributed.tasks.run_search_task`): search from the
+    :func:`packed` prefixes ``frontier`` at incumbent ``best`` within ``limits`` with
+    ``engine``'s search; the prefixes left are returned packed. ``dataset`` is compressed
+    (:func:`optrules.fast.corels.compressed`)."""
     records = None
     if limits.records:
         records = _TaskRecords(lam.denominator * int(dataset.weights.sum()))
         config = replace(config, certificate=records)
 
     def search(link):
-        subtree = _SUBTREE_SEARCHES[_engine(dataset, lam, engine)](dataset, lam, config,
-                                                                   frontier, best, link)
+        subtree = _SUBTREE_SEARCHES[_engine(dataset, lam, engine)](
+            dataset, lam, config, unpacked(frontier), best, link)
         subtree.limits = limits
         return subtree
 
@@ -262,6 +278,7 @@ class _Coordinator(Coordinator):
     :func:`~optrules.reference.corels.search_result` reads."""
 
     PEAKS = ("max_queue_size", "symmetry_map_size")
+    pack, unpack = staticmethod(packed), staticmethod(unpacked)
 
     def __init__(self, dataset, lam, config, engine, executor):
         start = _engine(dataset, lam, engine)(dataset, lam, config)  # the empty list, prefix

@@ -65,7 +65,8 @@ class TaskLimits:
 @dataclass(frozen=True, eq=False)
 class TaskResult:
     """What a task returns: its incumbent (result order key, model), whether it improved it
-    itself, the nodes left in its queue (none when its subtrees are done), its counters, the
+    itself, the nodes left in its queue (as its coordinator's ``pack`` makes them; nothing
+    when its subtrees are done), its counters, the
     worker's name, the task's wall and CPU seconds, and its certificate records (count and
     zlib-compressed JSON lines) when asked for."""
 
@@ -401,6 +402,16 @@ class Coordinator:
     #: Counters that are a task's peak, not a count.
     PEAKS = ()
 
+    @staticmethod
+    def pack(nodes):
+        """Nodes as a task receives and returns them (a search kind may send something
+        cheaper to serialise than the records)."""
+        return nodes
+
+    @staticmethod
+    def unpack(packed):
+        return packed
+
     def start(self, executor, task, best, frontier, certificate):
         self.executor, self.best, self.frontier = executor, best, frontier
         self.certificate = certificate
@@ -467,7 +478,7 @@ class Coordinator:
                             max_queue, self.certificate is not None)
         for k in range(parts):
             part = self.frontier[k::parts]
-            self.running[self.executor.submit(part, self.best, limits)] = part
+            self.running[self.executor.submit(self.pack(part), self.best, limits)] = part
         self.frontier = []
 
     def _merge(self, result):
@@ -478,7 +489,8 @@ class Coordinator:
                 self.statistics[name] = max(self.statistics[name], count)
             else:
                 self.statistics[name] += count
-        self.frontier.extend(result.frontier)
+        if result.frontier:
+            self.frontier.extend(self.unpack(result.frontier))
         if result.records is not None:
             count, packed = result.records
             self.certificate.append(zlib.decompress(packed).decode("utf-8"), count)
