@@ -175,6 +175,32 @@ def test_a_cluster_that_dies_returns_the_best_rule_with_its_exact_guarantee():
     assert result.objective == problem.objective(result.extent)
 
 
+@pytest.mark.slow
+def test_an_ensemble_whose_cluster_dies_stops_with_the_rules_so_far():
+    """The cluster closes during the first round's search: that rule is kept with its status
+    "cluster-lost" and boosting stops there (with that status), rather than asking the dead
+    cluster for the next round (it raised KeyError 'workers'). About 30 s: the client waits
+    that long for the scheduler to come back."""
+    import dask
+    import logging
+    from distributed import LocalCluster
+    from optrules.distributed.cluster import QUIET_WORKERS
+    X, y = noisy_parity(300, d=5, seed=0)
+    with dask.config.set(QUIET_WORKERS), \
+            LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                         dashboard_address=":0", silence_logs=logging.CRITICAL) as doomed:
+        def close_the_cluster(t, nodes, describe):
+            if nodes > 0 and doomed.status.name == "running":
+                doomed.close()
+
+        ensemble = fit_rule_ensemble(X, y, n_rules=3, thresholds="quantile:5",
+                                     scheduler=doomed.scheduler_address,
+                                     search_progress=close_the_cluster)
+    assert ensemble.status == "cluster-lost"
+    assert [rule.statistics["status"] for rule in ensemble.rules] == ["cluster-lost"]
+    assert type(ensemble).from_dict(ensemble.to_dict()).status == "cluster-lost"
+
+
 def test_the_command_line_and_the_estimators_boost_on_the_cluster(cluster, tmp_path, capsys):
     from optrules import OptimalRuleBoostingClassifier
     from optrules.cli import main

@@ -350,6 +350,8 @@ def _boost(propositions, target, loss, base_score, given, total, learner):
         if given["progress"] is not None:
             given["progress"](t, rule)
         stop = total.stop_reason()      # the round's best rule is kept, then boosting ends
+        if stop is None and result.status == "cluster-lost":
+            stop = "cluster-lost"       # a distributed search's cluster is gone for good
         if stop is not None:
             return rules, stop
     return rules, "complete"
