@@ -11,7 +11,7 @@ import pytest
 from distributed import Client
 from hypothesis import given, settings, strategies as st
 
-from distributed_executors import doomed_cluster
+from distributed_executors import Threads, doomed_cluster
 from optrules.data.binary_dataset import BinaryDataset
 from optrules.data.corels_files import load_corels
 from optrules.distributed import rule_lists as distributed
@@ -60,18 +60,22 @@ def test_tasks_cut_after_every_prefix_find_the_one_process_list(instance, policy
     assert result.statistics["tasks"] == len(executor.completed)
 
 
-@given(rule_list_instances(), st.integers(1, 12))
-def test_a_node_limit_keeps_the_exact_gap(instance, max_nodes):
+@given(rule_list_instances(), st.integers(1, 12), st.sampled_from(["one", "three"]))
+def test_a_node_limit_keeps_the_exact_gap(instance, max_nodes, workers):
+    """Tasks on one worker, or three at once: they never expand more than max_nodes in all
+    (each gets its share of the nodes left)."""
     data, lam = instance
     optimum, _ = optimal_rule_list(RuleListInstance.from_dataset(data, lam))
     config = SearchConfig(max_nodes=max_nodes)
-    result = distributed.corels(_with_sound_minority(data), lam, config, "fast",
-                                distributed.InProcess(time_slice=0, split=True))
+    executor = distributed.InProcess(time_slice=0, split=True) if workers == "one" else \
+        Threads(n_workers=3, time_slice=0)
+    result = distributed.corels(_with_sound_minority(data), lam, config, "fast", executor)
     assert result.lower_bound <= optimum <= result.objective == rescored(data, result)
     assert (result.status == "optimal") == (result.objective == result.lower_bound) or \
         result.status == "node-limit"
+    assert result.nodes_expanded <= max_nodes
     if result.status == "node-limit":
-        assert result.nodes_expanded >= max_nodes
+        assert result.nodes_expanded == max_nodes
 
 
 def test_the_hub_keeps_the_best_offer_and_returns_the_others_batches():
@@ -226,7 +230,7 @@ def test_limits_stop_the_tasks_too(cluster, compas):
     optimum = Fraction(119389, 324450)
     by_nodes = fit_rule_list(compas, "0.01", scheduler=cluster.scheduler_address,
                              max_nodes=3000)
-    assert by_nodes.status == "node-limit" and 3000 <= by_nodes.nodes_expanded <= 3001
+    assert by_nodes.status == "node-limit" and by_nodes.nodes_expanded == 3000
     by_time = fit_rule_list(compas, "0.01", scheduler=cluster.scheduler_address,
                             time_limit=1.5)
     assert by_time.status == "time-limit" and by_time.seconds < 4

@@ -416,6 +416,7 @@ class Coordinator:
         self.executor, self.best, self.frontier = executor, best, frontier
         self.certificate = certificate
         self.running = {}                      # task -> the frontier it was given
+        self.allowances = {}                   # task -> the nodes it may expand (max_nodes)
         self.statistics = collections.Counter()
         self.nodes_by_worker = collections.Counter()
         self.split_wanted = None
@@ -451,6 +452,7 @@ class Coordinator:
                 return nodes, self._stop("cluster-lost")
             for task, result in done:
                 del self.running[task]
+                self.allowances.pop(task, None)
                 nodes += result.nodes
                 self._merge(result)
             if progress is not None:         # throttled by the callback itself
@@ -464,21 +466,28 @@ class Coordinator:
         meanwhile (rule lists, COMPAS λ = 0.01 on 2 workers: 134 k prefixes expanded with two
         tasks a worker, 107 k with one; one process 103 k)."""
         wanted = self.executor.n_workers - len(self.running)
-        if not self.frontier or wanted <= 0:
+        parts = min(wanted, len(self.frontier))
+        if max_nodes is not None:          # the nodes neither expanded nor allowed to a task
+            left = max_nodes - nodes - sum(self.allowances.values())
+            parts = min(parts, left)
+        if parts <= 0:
             return
         self.frontier.sort(key=lambda node: node.priority)
-        parts = min(wanted, len(self.frontier))
         time_slice = self.executor.time_slice
         if nodes == 0 and not self.running and time_slice is not None:     # the first task
             time_slice = min(time_slice, FIRST_SLICE)
-        # The search's limits, shared: a part's nodes left, and the seconds left; a task
-        # whose own queue passes the queue limit hands it back (then the coordinator stops).
-        limits = TaskLimits(time_slice, None if max_nodes is None else
-                            max(1, -(-(max_nodes - nodes) // parts)), budget.remaining_time(),
-                            max_queue, self.certificate is not None)
+        # The search's limits, shared: the nodes left, split among the parts (so that the
+        # tasks never expand more than max_nodes in all), and the seconds left; a task whose
+        # own queue passes the queue limit hands it back (then the coordinator stops).
         for k in range(parts):
             part = self.frontier[k::parts]
-            self.running[self.executor.submit(self.pack(part), self.best, limits)] = part
+            allowance = None if max_nodes is None else left // parts + (k < left % parts)
+            limits = TaskLimits(time_slice, allowance, budget.remaining_time(), max_queue,
+                                self.certificate is not None)
+            task = self.executor.submit(self.pack(part), self.best, limits)
+            self.running[task] = part
+            if allowance is not None:
+                self.allowances[task] = allowance
         self.frontier = []
 
     def _merge(self, result):
@@ -510,7 +519,7 @@ class Coordinator:
             self.best = shared
         for part in self.running.values():
             self.frontier.extend(part)
-        self.running = {}
+        self.running, self.allowances = {}, {}
         return status
 
     def open_nodes(self):
