@@ -125,9 +125,8 @@ class _Floats:
         self.limb_weights = np.array([math.ldexp(1.0, 32 * k + 1 - scale.bit_length())
                                       if scale & (scale - 1) == 0 else (1 << 32 * k) / scale
                                       for k in range(self.limb_count)])
-        # g_i/h_i correctly rounded (a quotient of Python integers), and the sign of g_i
+        # g_i/h_i correctly rounded (a quotient of Python integers)
         self.ratio = np.array([g / h for g, h in zip(data.g, data.h)])
-        self.sign = np.sign(np.array([(g > 0) - (g < 0) for g in data.g]))
         self.lam = data.lam / scale
         self.scale = scale
         n = len(data.g)
@@ -213,10 +212,10 @@ class _Floats:
         sums = np.array([np.bincount(group_of, weights=row, minlength=len(starts))
                          for row in sums])
         g, h = sums[0], sums[1]                    # views: g's changes below are kept
-        ratio, sign = self.ratio[representatives], self.sign[representatives]
+        ratio = self.ratio[representatives]
         mixed = np.flatnonzero(~pure)
         if len(mixed):
-            sign[mixed], g[mixed] = self._signed_floats(
+            g[mixed] = self._signed_floats(
                 sums[_LIMB_ROW:_LIMB_ROW + self.limb_count, mixed].T)
             ratio[mixed] = g[mixed] / h[mixed]
             rank[mixed] = -1
@@ -229,24 +228,10 @@ class _Floats:
                                        lambda groups: self.exact_sums(sums[:, groups]))
         group_rows = group_rows[order]
         counts = np.bincount(group_rows, minlength=len(usable))
-        column = np.arange(len(order)) - (np.cumsum(counts) - counts)[group_rows]
         items = representatives[order], rank[order], sums[:, order]
-        # Thm 3.1's terms: the groups with g ≥ 0 in order (half 0; those with g = 0, last,
-        # only lower G²/D), the negative ones in reverse (half 1), left-aligned; a row is as
-        # wide as its longer half, other terms exact zeros
-        negative = sign[order] < 0
-        negatives = np.bincount(group_rows[negative], minlength=len(usable))
-        widths = np.maximum(negatives, counts - negatives)
-        shape = (len(usable), 2, widths.max(initial=0))
-        # each group's place in the flat (rows, 2, width) arrays
-        place = (group_rows * 2 + negative) * shape[2] + \
-            np.where(negative, counts[group_rows] - 1 - column, column)
-        columns = np.zeros(shape, np.int64)
-        terms_g, terms_h = np.zeros(shape), np.zeros(shape)
-        columns.ravel()[place] = items[0]
-        terms_g.ravel()[place], terms_h.ravel()[place] = g[order], h[order]
-        return _Groups(items, np.concatenate(([0], np.cumsum(counts))), widths, columns,
-                       terms_g, terms_h, self._scan(terms_g, terms_h, overwrite=False)[0])
+        terms_g, terms_h = _terms(group_rows, counts, items[2][0], items[2][1])
+        return _Groups(items, np.concatenate(([0], np.cumsum(counts))),
+                       self._scan(terms_g, terms_h)[0])
 
     def exact_sums(self, sums):
         """Exact Σg, Σh (scaled by S, Python integers in object arrays) of items' ``sums``
@@ -255,7 +240,7 @@ class _Floats:
         return (limbs.T.reshape(-1, 2, self.limb_count) @ self.limb_values).T
 
     def _signed_floats(self, limbs):
-        """The exact sign of sums given as rows of limbs, and their values over S within
+        """Sums given as rows of limbs, over S, with their exact sign and within
         (2·limbs + 3)u (specs §16): the float sum of the limbs times their weights, unless
         it is below half the same sum of their magnitudes (cancellation between limbs);
         then, with carries propagated, a sum's sign is its top limb's (or 0 if all are 0),
@@ -268,15 +253,15 @@ class _Floats:
             negative = sign < 0
             carried[negative] = _carried(-carried[negative])
             values[unsure] = sign * (carried.astype(np.float64) @ self.limb_weights)
-        return np.sign(values), values
+        return values
 
     def children(self, stacked, candidates, owner):
         """Σg, λ + Σh, Σ|g| and Thm 3.1's bound of every child I ∩ I(p_a), a in
-        ``candidates``, of the node ``owner`` (its row of ``stacked``, from
-        :meth:`_Groups.stack`) over that node's groups: a child holds whole groups. The sums
-        are those of the scan's two halves (each of one sign), so Σg has absolute error below
-        ``relative_error``·Σ|g| and the others relative error below it."""
-        columns, terms_g, terms_h = stacked
+        ``candidates``, of the node ``owner`` (its row of ``stacked``: :func:`_terms` of its
+        groups' Σg, Σh and samples) over that node's groups: a child holds whole groups. The
+        sums are those of the scan's two halves (each of one sign), so Σg has absolute error
+        below ``relative_error``·Σ|g| and the others relative error below it."""
+        terms_g, terms_h, columns = stacked
         # a flat take is twice as fast as the equivalent 3-d fancy index, and of booleans (1
         # byte) faster than of floats; terms times booleans are the terms or exact zeros
         inside = self.extents.take(candidates[:, None, None] * self.n + columns[owner])
@@ -287,16 +272,15 @@ class _Floats:
         return (sums_g[:, 0] + sums_g[:, 1], self.lam + sums_h[:, 0] + sums_h[:, 1],
                 sums_g[:, 0] - sums_g[:, 1], bound)
 
-    def _scan(self, terms_g, terms_h, overwrite=True):
+    def _scan(self, terms_g, terms_h):
         """Thm 3.1 per row of (rows, 2, width) group sums ``terms_g``, ``terms_h`` (the
         groups with g ≥ 0 in order, the negative ones in reverse, each left-aligned):
         cumulative sums per half (terms of one sign, other terms exact zeros: relative error
         below ``relative_error``), the largest G²/(λ + H); and each half's Σg and Σh.
-        Works in place, overwriting both arrays unless ``overwrite`` is false (then in new
-        arrays of cumulative sums): temporaries of their size cost more than the arithmetic
-        (a third of the time of the children's scans)."""
-        sums_g = np.cumsum(terms_g, axis=2, out=terms_g if overwrite else None)
-        sums_h = np.cumsum(terms_h, axis=2, out=terms_h if overwrite else None)
+        Works in place, overwriting both arrays: temporaries of their size cost more than
+        the arithmetic (a third of the time of the children's scans)."""
+        sums_g = np.cumsum(terms_g, axis=2, out=terms_g)
+        sums_h = np.cumsum(terms_h, axis=2, out=terms_h)
         if not terms_g.size:                                    # no rows or no terms
             return np.zeros(len(terms_g)), sums_g.sum(axis=2), sums_h.sum(axis=2)
         totals_g, totals_h = sums_g[:, :, -1].copy(), sums_h[:, :, -1].copy()
@@ -321,28 +305,12 @@ class _Groups:
     """Groups of several sets (rows) from :meth:`_Floats.groups`: ``items``, flat arrays in
     row order, then G/H descending exactly (a sample of each group, its ratio class or -1 if
     mixed, its sums: a column of rows as :data:`_LIMB_ROW` says), row r's at
-    ``offsets[r]:offsets[r + 1]``; Thm 3.1's ``terms_g``, ``terms_h`` (rows, 2, width) for
-    :meth:`_Floats._scan`, row r's first ``widths[r]`` columns, and ``columns``, the sample
-    of each term (padding: sample 0 with zero terms); ``bounds``: Thm 3.1's bound of each
-    row."""
+    ``offsets[r]:offsets[r + 1]``; ``bounds``: Thm 3.1's bound of each row."""
 
-    __slots__ = ("items", "offsets", "widths", "columns", "terms_g", "terms_h", "bounds")
+    __slots__ = ("items", "offsets", "bounds")
 
-    def __init__(self, items, offsets, widths, columns, terms_g, terms_h, bounds):
-        self.items, self.offsets, self.widths, self.columns = items, offsets, widths, columns
-        self.terms_g, self.terms_h, self.bounds = terms_g, terms_h, bounds
-
-    @staticmethod
-    def stack(rows):
-        """Rows (a :class:`_Groups`, a row of it) padded to the widest, for
-        :meth:`_Floats.children`: (columns, terms_g, terms_h)."""
-        widths = [int(groups.widths[r]) for groups, r in rows]
-        shape = (len(rows), 2, max(widths))
-        stacked = np.zeros(shape, np.int64), np.zeros(shape), np.zeros(shape)
-        for i, ((groups, r), width) in enumerate(zip(rows, widths)):
-            for array, values in zip(stacked, (groups.columns, groups.terms_g, groups.terms_h)):
-                array[i, :, :width] = values[r, :, :width]
-        return stacked
+    def __init__(self, items, offsets, bounds):
+        self.items, self.offsets, self.bounds = items, offsets, bounds
 
     @staticmethod
     def flat_items(rows):
@@ -351,6 +319,28 @@ class _Groups:
         return (tuple(np.concatenate([items[field][..., low:high] for items, low, high in ranges],
                                      axis=-1) for field in range(len(ranges[0][0]))),
                 np.array([high - low for _, low, high in ranges]))
+
+
+def _terms(group_rows, counts, *values):
+    """Thm 3.1's terms of groups given flat by row (``group_rows``, ascending; ``counts``
+    per row), then G/H descending, with ``values[0]`` their float Σg: for each of
+    ``values`` (one per group), a (rows, 2, width) array for :meth:`_Floats._scan`, the
+    groups with g ≥ 0 in order in half 0 (those with g = 0, last, only lower G²/D), the
+    negative ones in reverse in half 1, left-aligned; a row is as wide as its longer half,
+    other entries zeros. (A float Σg has its exact sign, §16.)"""
+    negative = values[0] < 0
+    negatives = np.bincount(group_rows[negative], minlength=len(counts))
+    width = np.maximum(negatives, counts - negatives).max(initial=0)
+    column = np.arange(len(group_rows)) - (np.cumsum(counts) - counts)[group_rows]
+    # each group's place in the flat (rows, 2, width) arrays
+    place = (group_rows * 2 + negative) * width + \
+        np.where(negative, counts[group_rows] - 1 - column, column)
+    terms = []
+    for value in values:
+        term = np.zeros((len(counts), 2, width), value.dtype)
+        term.ravel()[place] = value
+        terms.append(term)
+    return terms
 
 
 def _exact_ratio_order(order, ratios, rows, pure, error, exact):
@@ -582,25 +572,24 @@ class _Search:
         node.batch = node.groups = None     # not needed again: free them
         query = node.query
         note = _Notes(self.trace, len(floats.packed))
-        low, high = batch.starts[i], batch.starts[i + 1]
-        propagated = batch.propagated[low:high]
-        statistics["equivalence_propagated"] += int(np.count_nonzero(propagated))
+        propagated, reached, failed, evaluations = batch.tallies[i]
+        statistics["equivalence_propagated"] += propagated
         if note.active:
-            for p in np.flatnonzero(propagated).tolist():
+            low, high = batch.starts[i], batch.starts[i + 1]
+            for p in np.flatnonzero(batch.propagated[low:high]).tolist():
                 note(int(node.augment[p]), "core-propagated", witness=int(node.critical[p]))
         positions = batch.positions[batch.position_starts[i]:batch.position_starts[i + 1]]
-        worth = batch.worth[batch.position_starts[i]:batch.position_starts[i + 1]]
         evaluated = []                                              # rows, in order
         cursor = 0                       # positions[cursor:] not decided yet
-        rows = np.arange(*np.searchsorted(batch.row_owner, (i, i + 1)))
-        if not note.active and (batch.values[rows] + batch.errors[rows] < self.best_low).all():
+        if not note.active and batch.highest[i] < self.best_low:
             # line 11 surely fails for every child (as in _improves): the incumbent stays,
             # so line 9's tests are the batch's, and they are counted at once
-            failed = int(np.count_nonzero(~worth))
             statistics["bound_propagated"] += failed
-            statistics["equivalence_immediate"] += len(positions) - failed - len(rows)
-            statistics["evaluations"] += len(rows)
+            statistics["equivalence_immediate"] += reached - failed - evaluations
+            statistics["evaluations"] += evaluations
             cursor = len(positions)
+        else:
+            worth = batch.worth[batch.position_starts[i]:batch.position_starts[i + 1]]
         while cursor < len(positions):
             rest = positions[cursor:]
             if cursor:                   # the incumbent improved: line 9's test again
@@ -672,13 +661,22 @@ class _Search:
         rows = batch.rows = positions[batch.worth & ~batch.implied[positions]]
         batch.row_of = dict(zip(rows.tolist(), range(len(rows))))
         batch.row_owner, batch.candidates = owner[rows], augment[rows]
-        groups = [node.groups for node in nodes]
+        # every node's groups, flat, for its children's sums and bounds and their groups
+        batch.items, widths = _Groups.flat_items([node.groups for node in nodes])
         total_g, total_d, total_abs, batch.child_bounds = floats.children(
-            _Groups.stack(groups), batch.candidates, batch.row_owner)
+            _terms(np.repeat(np.arange(len(nodes)), widths), widths, batch.items[2][0],
+                   batch.items[2][1], batch.items[0]), batch.candidates, batch.row_owner)
         batch.values, batch.errors = floats.objectives(total_g, total_d, total_abs)
+        # per node, what its expansion counts if line 11 fails for all its children (surely
+        # so when the largest float obj + error is below the incumbent, as in _improves):
+        # list elements (3.8) drops, that line 9 reaches and fails, children evaluated
+        batch.tallies = list(zip(*(_tally(selected, len(nodes)) for selected in (
+            owner[batch.propagated], owner[positions], owner[positions[~batch.worth]],
+            batch.row_owner))))
+        highest = np.full(len(nodes), -np.inf)
+        np.maximum.at(highest, batch.row_owner, batch.values + batch.errors)
+        batch.highest = highest.tolist()
         batch.child_words = words[batch.row_owner] & floats.packed[batch.candidates]
-        # every node's groups, flat, for its children's groups
-        batch.items, widths = _Groups.flat_items(groups)
         starts = np.concatenate(([0], np.cumsum(widths)))
         batch.item_index = starts[:-1, None] + np.arange(widths.max())   # node i's items
         batch.item_valid = batch.item_index < starts[1:, None]
@@ -736,6 +734,12 @@ class _Search:
             depth = np.array([len(node.query) for node in nodes])
             kept &= depth[owner] + 1 < self.config.max_depth
         kept = refined.kept = np.flatnonzero(kept)                  # line 16, in order
+        # per node: children not core, core ones (line 15), those failing line 9 then
+        core = refined.core
+        refined.tallies = list(zip(*(_tally(owner[selected], len(nodes)) for selected in (
+            ~core, core, core & ~worth))))
+        refined.own_failed = [0] * len(nodes)
+        refined.pushed, refined.pushed_starts = [], [0] * (len(nodes) + 1)
         if not len(kept):
             return refined
         # each child's own bound over the propositions below it (specs §3), all at once:
@@ -766,8 +770,14 @@ class _Search:
             self.data, bitset.to_int(child_words[kept[j]]), _bitmask(usable_below[j])))
         own_worth = refined.own_worth = self._worth(own, own_exact)
         pushed = np.flatnonzero(own_worth)
-        refined.keys = np.zeros(len(kept), np.int64)
-        refined.keys[pushed] = self._keys(own[pushed], lambda j: own_exact(pushed[j]))
+        refined.own_failed = _tally(owner[kept[~own_worth]], len(nodes))
+        refined.pushed_starts = np.searchsorted(owner[kept[pushed]],
+                                                np.arange(len(nodes) + 1)).tolist()
+        # each child pushed: (its index in kept, a, its float bound, its key)
+        refined.pushed = list(zip(pushed.tolist(), augment[kept[pushed]].tolist(),
+                                  own[pushed].tolist(),
+                                  self._keys(own[pushed],
+                                             lambda j: own_exact(pushed[j])).tolist()))
         return refined
 
     def _queue(self, node, i, refined, note):
@@ -776,40 +786,53 @@ class _Search:
         statistics, config = self.statistics, self.config
         low, high = refined.node_starts[i], refined.node_starts[i + 1]
         augment, critical = refined.augment[low:high], refined.critical[low:high]
-        core, worth = refined.core[low:high], refined.worth[low:high]
-        statistics["equivalence_immediate"] += int(np.count_nonzero(~core))   # (3.6)
+        not_core, core, child_bound = refined.tallies[i]
+        statistics["equivalence_immediate"] += not_core                       # (3.6)
+        limited = config.max_depth is not None and len(node.query) + 1 >= config.max_depth
+        if limited:
+            statistics["depth_limited"] += core
+        else:
+            statistics["bound_immediate"] += child_bound + refined.own_failed[i]
         if note.active:
-            for k in np.flatnonzero(~core).tolist():
-                note(int(augment[k]), "not-core", witness=int(critical[k]))
-        if config.max_depth is not None and len(node.query) + 1 >= config.max_depth:
-            statistics["depth_limited"] += int(np.count_nonzero(core))
-            return
-        statistics["bound_immediate"] += int(np.count_nonzero(core & ~worth))
-        if note.active:
-            for k in np.flatnonzero(core & ~worth).tolist():
-                note(int(augment[k]), "child-bound")
+            self._note_children(refined, low, high, not limited, note)
         bounds = refined.bounds[low:high]
-        kept = refined.kept
-        for j in range(*np.searchsorted(kept, (low, high)).tolist()):
-            a = int(refined.augment[kept[j]])
-            if not refined.own_worth[j]:
-                statistics["bound_immediate"] += 1
-                if note.active:
-                    note(a, "own-bound", usable=_bitmask(refined.usable_below[j]))
-                continue
-            child = _Node(node.query + (a,), refined.child_words[kept[j]],
-                          float(refined.groups.bounds[j]), int(refined.keys[j]), augment,
-                          bounds, critical, node.words, refined.usable_below[j], node.usable,
-                          (refined.groups, j))
+        for j, a, bound, key in refined.pushed[refined.pushed_starts[i]:
+                                               refined.pushed_starts[i + 1]]:
+            child = _Node(node.query + (a,), refined.child_words[refined.kept[j]], bound, key,
+                          augment, bounds, critical, node.words, refined.usable_below[j],
+                          node.usable, (refined.groups, j))
             child.exact_bound = refined.exact.get(j)
             self._push(child)
             note(a, "queued")
+
+    @staticmethod
+    def _note_children(refined, low, high, line_16, note):
+        """The search certificate's codes of the children ``low:high`` of ``refined`` that
+        are not queued: not core, then (if ``line_16``) failing line 9 or their own bound."""
+        augment, critical = refined.augment.tolist(), refined.critical.tolist()
+        core, worth = refined.core, refined.worth
+        for k in range(low, high):
+            if not core[k]:
+                note(augment[k], "not-core", witness=critical[k])
+            elif line_16 and not worth[k]:
+                note(augment[k], "child-bound")
+        if line_16:
+            for j in range(*np.searchsorted(refined.kept, (low, high)).tolist()):
+                if not refined.own_worth[j]:
+                    note(augment[refined.kept[j]], "own-bound",
+                         usable=_bitmask(refined.usable_below[j]))
 
     def _progress_figures(self):
         unit = 2 * self.problem.n_samples
         top = max([entry[2].bound for entry in self.heap[:1]] + [self.best_float])
         return {"objective": self.best_float / unit, "upper_bound": top / unit,
                 "boundary": len(self.heap)}
+
+
+def _tally(owners, count):
+    """How many of the elements with owners ``owners`` each of ``count`` owners has (a
+    list)."""
+    return np.bincount(owners, minlength=count).tolist()
 
 
 def _carried(limbs):
