@@ -55,6 +55,7 @@ from optrules.reference.rule_boosting import optimal_rule as reference_optimal_r
 __all__ = ["optimal_rule", "greedy_rule"]
 
 _UNIT_ROUNDOFF = 2.0 ** -53
+_POWERS_OF_2 = np.ldexp(1.0, np.arange(32))
 _LIMB_MASK = (1 << 32) - 1
 #: An item's sums (:meth:`_Floats.groups`) are rows 0 and 1 float Σg and Σh (within the
 #: error of specs §16), then from this row on the exact Σg and Σh, each as its limbs (§16).
@@ -141,6 +142,7 @@ class _Floats:
             [g1 * h0 != g0 * h1 for g0, h0, g1, h1 in zip(data.g, data.h, data.g[1:],
                                                            data.h[1:])], dtype=np.int64)))
         self.by_sample = np.ascontiguousarray(self.extents.T)   # (n, P): sample i's bits
+        self.extent_floats = self.extents.astype(np.float64)
         self.outside = np.ascontiguousarray(~self.packed.T)  # (words, P): not in I(p_j)
 
     def sums(self, members, candidates):
@@ -178,19 +180,30 @@ class _Floats:
         # one stable integer sort instead of a lexicographic one)
         union = np.flatnonzero(usable.any(axis=0))
         row_bits = max(len(usable) - 1, 1).bit_length()
-        if len(representatives) < self.n:          # pack the samples' bits needed only
-            words = _packed_rows(self.by_sample[representatives][:, union], row_bits)
-        else:                                      # or each sample's once
-            words = _packed_rows(self.by_sample[:, union], row_bits)[representatives]
-        words &= _packed_rows(usable[:, union], row_bits)[rows]
         new_group = np.empty(len(rows), dtype=bool)
         new_group[:1] = True
-        if words.shape[1] == 1:
-            keys = words[:, 0] | rows.astype(np.uint64) << np.uint64(64 - row_bits)
+        if len(union) + row_bits <= 64:
+            # bit k for the k-th proposition of the union, made 32 bits at a time by float
+            # dot products of bits and powers of 2 (sums of distinct powers below 2**32:
+            # exact)
+            sample_words, usable_words = np.zeros(self.n, np.uint64), np.zeros(len(usable),
+                                                                                np.uint64)
+            for low in range(0, len(union), 32):
+                chunk, shift = union[low:low + 32], np.uint64(low)
+                powers = _POWERS_OF_2[:len(chunk)]
+                sample_words |= (powers @ self.extent_floats[chunk]).astype(np.uint64) << shift
+                usable_words |= (usable[:, chunk] @ powers).astype(np.uint64) << shift
+            keys = sample_words[representatives] & usable_words[rows] | \
+                rows.astype(np.uint64) << np.uint64(64 - row_bits)
             by_group = np.argsort(keys, kind="stable")
             keys, rows = keys[by_group], rows[by_group]
             np.not_equal(keys[1:], keys[:-1], out=new_group[1:])
         else:
+            if len(representatives) < self.n:          # pack the samples' bits needed only
+                words = _packed_rows(self.by_sample[representatives][:, union], row_bits)
+            else:                                      # or each sample's once
+                words = _packed_rows(self.by_sample[:, union], row_bits)[representatives]
+            words &= _packed_rows(usable[:, union], row_bits)[rows]
             by_group = np.lexsort((*words.T, rows))
             words, rows = words[by_group], rows[by_group]
             np.logical_or(rows[1:] != rows[:-1], (words[1:] != words[:-1]).any(axis=1),
@@ -757,11 +770,11 @@ class _Search:
         # a child's groups are unions of its node's groups (its usable set is a subset of
         # the node's), so they are made from those
         index = batch.item_index[owner[kept]]
-        inside = floats.extents[augment[kept, None], batch.items[0][index]] & \
-            batch.item_valid[owner[kept]]
+        inside = floats.extents.take(augment[kept, None] * floats.n +
+                                     batch.items[0][index]) & batch.item_valid[owner[kept]]
         child, column = np.nonzero(inside)
         index = index[child, column]
-        groups = refined.groups = floats.groups(tuple(values[..., index]
+        groups = refined.groups = floats.groups(tuple(values.take(index, axis=-1)
                                                       for values in batch.items),
                                                 child, usable_below)
         own = groups.bounds
