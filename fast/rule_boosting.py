@@ -15,7 +15,7 @@ query. What changes is how each decision is reached:
   own groups (a child's usable propositions are some of the node's, so its groups are unions
   of the node's), with exact sums carried along for the groups of mixed g/h ratios.
 - **Nodes evaluated in batches.** The array work of expanding several open nodes (the one
-  popped and others near the top of the heap) is done at once, at the incumbent of that
+  popped and the next ones in the queue's order) is done at once, at the incumbent of that
   moment; the decisions are taken when each node is popped, and a node whose incumbent has
   changed by then is evaluated again (specs §16).
 - **Floats with proven error bounds, exact arithmetic on doubt.** Every float here is within a
@@ -393,9 +393,9 @@ def _exact_ratio_order(order, ratios, rows, pure, error, exact):
     return order
 
 
-#: How many open nodes are evaluated together at most: the one expanded and those first in
-#: the heap's array, which are near the top (array operations cost mostly per call).
-_BATCH = 8
+#: How many open nodes are evaluated together at most: the one expanded and those next in
+#: the queue's order among its first ``2 * _BATCH`` (array operations cost mostly per call).
+_BATCH = 10
 
 
 class _Batch:
@@ -637,12 +637,25 @@ class _Search:
                                 note.codes, note.witnesses, note.own)
 
     def _near_top(self):
-        """Open nodes likely to be expanded soon (the first entries of the heap's array) that
-        have no evaluation at the current incumbent and whose bound surely passes line 9."""
-        return [entry[2] for entry in self.heap[:_BATCH - 1]
-                if (entry[2].batch is None or entry[2].batch[0].best is not self.best) and
-                (not self.config.bound_pruning or
-                 entry[2].bound * self.alpha_low > self.best_high)]
+        """Open nodes likely to be expanded soon: up to ``_BATCH - 1`` of the first
+        ``2 * _BATCH`` in the queue's order that have no evaluation at the current incumbent
+        and whose bound surely passes line 9. (The heap's array is in that order only at
+        its top, so its first entries are found by walking down from there, always to the
+        least entry below those taken: a heap of heap positions.)"""
+        heap, near, seen = self.heap, [], 0
+        frontier = [(heap[0], 0)] if heap else []
+        while frontier and len(near) < _BATCH - 1 and seen < 2 * _BATCH:
+            entry, position = heapq.heappop(frontier)
+            seen += 1
+            node = entry[2]
+            if (node.batch is None or node.batch[0].best is not self.best) and \
+                    (not self.config.bound_pruning or
+                     node.bound * self.alpha_low > self.best_high):
+                near.append(node)
+            for below in (2 * position + 1, 2 * position + 2):
+                if below < len(heap):
+                    heapq.heappush(frontier, (heap[below], below))
+        return near
 
     def _evaluate(self, nodes):
         """The array work of lines 9-16 for ``nodes`` at once, at the current incumbent: each
