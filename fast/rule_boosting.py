@@ -49,7 +49,7 @@ from optrules.data import bitset
 from optrules.reference.rule_boosting import (_PRUNE_KINDS, KEY_BITS, ZERO_KEY, _Notes,
                                               _RankedData, _greedy_step, _result,
                                               greedy_search, grouped_bound, queue_key,
-                                              shortest_equivalent_query)
+                                              shortest_equivalent_query, tight_bound)
 from optrules.reference.rule_boosting import optimal_rule as reference_optimal_rule
 
 __all__ = ["optimal_rule", "greedy_rule"]
@@ -128,7 +128,7 @@ class _Floats:
                                       for k in range(self.limb_count)])
         # g_i/h_i correctly rounded (a quotient of Python integers)
         self.ratio = np.array([g / h for g, h in zip(data.g, data.h)])
-        self.lam = data.lam / scale
+        self.lam, self.exact_lam = data.lam / scale, data.lam
         self.scale = scale
         n = len(data.g)
         self.relative_error = (4 * (n + self.limb_count) + 16) * _UNIT_ROUNDOFF
@@ -251,6 +251,14 @@ class _Floats:
         (from their limbs)."""
         limbs = sums[_LIMB_ROW:].astype(np.int64).astype(object)
         return (limbs.T.reshape(-1, 2, self.limb_count) @ self.limb_values).T
+
+    def exact_bound(self, sums):
+        """Thm 3.1's bound, exact (scaled by S, as the reference's), over items given by
+        their ``sums`` in exact order of G/H descending: the reference's ``grouped_bound``
+        when they are its groups (any order of equal ratios gives the same bound, §3)."""
+        total_g, total_h = self.exact_sums(sums)
+        return tight_bound(total_g.tolist(), total_h.tolist(), self.exact_lam,
+                           range(len(total_g)))
 
     def _signed_floats(self, limbs):
         """Sums given as rows of limbs, over S, with their exact sign and within
@@ -526,14 +534,13 @@ class _Search:
         n_propositions, n = len(self.data.extents), self.problem.n_samples
         everything = bitset.from_int((1 << n) - 1, n)
         usable = np.ones(n_propositions, dtype=bool)    # the root list: every proposition
-        root_bound = grouped_bound(self.data, (1 << n) - 1, _bitmask(usable))   # line 5
-        root = _Node((), everything, float(root_bound / floats.scale),
-                     queue_key(root_bound / floats.scale), np.arange(n_propositions),
+        groups = floats.groups(floats.samples(np.arange(n)), np.zeros(n, np.int64),
+                               usable[None])
+        exact = lambda _: floats.exact_bound(groups.items[2])
+        root = _Node((), everything, float(groups.bounds[0]),
+                     int(self._keys(groups.bounds, exact)[0]), np.arange(n_propositions),
                      np.full(n_propositions, np.inf), np.arange(n_propositions),
-                     everything, usable, usable,                           # line 4: b = ∞
-                     (floats.groups(floats.samples(np.arange(n)), np.zeros(n, np.int64),
-                                    usable[None]), 0))
-        root.exact_bound = root_bound
+                     everything, usable, usable, (groups, 0))     # line 4: b = ∞; line 5
         self._push(root)
         stop = None
         while self.heap:
@@ -716,6 +723,14 @@ class _Search:
         i = int(batch.owner[position])
         return self._exact_augmentation_bound(batch.nodes[i], position - batch.starts[i])
 
+    def _exact_child_bound(self, batch, i, a):
+        """The exact augmentation bound of child a of ``batch``'s node i: Thm 3.1 over the
+        node's groups (in exact order) inside I(p_a), which are the child's groups by the
+        node's usable propositions (specs §3)."""
+        items = batch.item_index[i][batch.item_valid[i]]
+        inside = items[self.floats.extents[a, batch.items[0][items]]]
+        return self.floats.exact_bound(batch.items[2][:, inside])
+
     def _improves(self, value, error, child_words):
         """obj(child) > obj(q*) (line 11), by floats when certain, else exactly."""
         best, margin = self.best_float, self.margin
@@ -751,8 +766,8 @@ class _Search:
                     (np.arange(top) < augment[scanned, None])
                 found = witnesses.any(axis=1)
                 critical[scanned[found]] = witnesses[found].argmax(axis=1)
-        worth = refined.worth = self._worth(bounds, lambda k: grouped_bound(
-            self.data, bitset.to_int(child_words[k]), _bitmask(nodes[owner[k]].usable)))
+        worth = refined.worth = self._worth(bounds, lambda k: self._exact_child_bound(
+            batch, owner[k], augment[k]))
         refined.core = augment == critical
         refined.node_starts = np.searchsorted(owner, np.arange(len(nodes) + 1))
         kept = refined.core & worth
@@ -792,8 +807,8 @@ class _Search:
                                                 child, usable_below)
         own = groups.bounds
         exact = refined.exact = {}
-        own_exact = lambda j: exact.setdefault(j, grouped_bound(
-            self.data, bitset.to_int(child_words[kept[j]]), _bitmask(usable_below[j])))
+        own_exact = lambda j: exact.setdefault(j, floats.exact_bound(
+            groups.items[2][:, groups.offsets[j]:groups.offsets[j + 1]]))
         own_worth = refined.own_worth = self._worth(own, own_exact)
         pushed = np.flatnonzero(own_worth)
         refined.own_failed = _tally(owner[kept[~own_worth]], len(nodes))
