@@ -582,12 +582,13 @@ class _Search:
                    if node.bound >= top * (1 - 2 * self.margin))
 
     def _expand(self, node):
-        """Lines 8-16 for ``node``: its batch's evaluation (a fresh one if the incumbent has
-        changed since), line 9 and line 11 in order, then lines 12-16 as the batch made them,
-        or afresh if the incumbent rose meanwhile."""
+        """Lines 8-16 for ``node``: its batch's evaluation (a fresh one unless it holds at the
+        current incumbent), line 9 and line 11 in order, then lines 12-16 as the batch made
+        them, or afresh if the incumbent rose meanwhile."""
         statistics, floats = self.statistics, self.floats
-        if node.batch is None or node.batch[0].best is not self.best:
+        if not self._evaluated(node):
             self._evaluate([node] + self._near_top())
+        incumbent = self.best
         batch, i = node.batch
         node.batch = node.groups = None     # not needed again: free them
         query = node.query
@@ -636,12 +637,23 @@ class _Search:
                     improved_at = j
                     break
             cursor = len(positions) if improved_at is None else cursor + improved_at + 1
-        refined = batch.refined if batch.best is self.best else \
+        refined = batch.refined if self.best is incumbent else \
             self._refine(batch, np.array(evaluated, dtype=np.int64))
         self._queue(node, i, refined, note)
         if note.active:
             self.trace.expanded(query, _bitmask(node.usable), self._exact_bound(node),
                                 note.codes, note.witnesses, note.own)
+
+    def _evaluated(self, node):
+        """Whether ``node`` has an evaluation that holds at the current incumbent: one made
+        at it, or at a lower one when every bound that passed a test there (line 9, line 15,
+        own bounds) surely passes it now (tests that failed fail still: the incumbent only
+        rises), so that every test comes out the same (specs §16)."""
+        if node.batch is None:
+            return False
+        batch, i = node.batch
+        return batch.best is self.best or not self.config.bound_pruning or \
+            batch.least_passed[i] * self.alpha_low > self.best_high
 
     def _near_top(self):
         """Open nodes likely to be expanded soon: up to ``_BATCH - 1`` of the first
@@ -655,9 +667,8 @@ class _Search:
             entry, position = heapq.heappop(frontier)
             seen += 1
             node = entry[2]
-            if (node.batch is None or node.batch[0].best is not self.best) and \
-                    (not self.config.bound_pruning or
-                     node.bound * self.alpha_low > self.best_high):
+            if not self._evaluated(node) and (not self.config.bound_pruning or
+                                              node.bound * self.alpha_low > self.best_high):
                 near.append(node)
             for below in (2 * position + 1, 2 * position + 2):
                 if below < len(heap):
@@ -714,7 +725,18 @@ class _Search:
         batch.item_index = starts[:-1, None] + np.arange(widths.max())   # node i's items
         batch.item_valid = batch.item_index < starts[1:, None]
         np.minimum(batch.item_index, len(batch.items[0]) - 1, out=batch.item_index)
-        batch.refined = self._refine(batch, np.arange(len(rows)))
+        refined = batch.refined = self._refine(batch, np.arange(len(rows)))
+        # each node's least bound that passed a test (line 9, line 15, own bound), for
+        # _evaluated
+        least = np.full(len(nodes), np.inf)
+        passed = positions[batch.worth]
+        np.minimum.at(least, owner[passed], batch.bounds[passed])
+        np.minimum.at(least, batch.row_owner[refined.worth], batch.child_bounds[refined.worth])
+        if len(refined.kept):
+            pushed = refined.own_worth
+            np.minimum.at(least, batch.row_owner[refined.kept[pushed]],
+                          refined.groups.bounds[pushed])
+        batch.least_passed = least.tolist()
         for i, node in enumerate(nodes):
             node.batch = (batch, i)
 
