@@ -388,12 +388,14 @@ def _exact_ratio_order(order, ratios, rows, pure, error, exact):
     misordered = total_g[left] * total_h[right] < total_g[right] * total_h[left]
     if not misordered.any():
         return order
-    bad = set(doubtful[misordered].tolist())     # pairs (p, p + 1) out of exact order
+    bad = doubtful[misordered]                   # pairs (p, p + 1) out of exact order
+    # the runs of adjacent close pairs (their first and last in close) that hold a bad one
+    firsts = np.flatnonzero(np.diff(close, prepend=-2) > 1)
+    lasts = np.append(firsts[1:], len(close)) - 1
     order = order.copy()
-    for run in np.split(close, np.flatnonzero(np.diff(close) > 1) + 1):
-        if bad.isdisjoint(run.tolist()):
-            continue
-        low, high = run[0], run[-1] + 2
+    for run in np.unique(np.searchsorted(firsts, np.searchsorted(close, bad),
+                                         side="right") - 1).tolist():
+        low, high = close[firsts[run]], close[lasts[run]] + 2
         total_g, total_h = exact(order[low:high])
         position = sorted(range(high - low), key=functools.cmp_to_key(
             lambda x, y: total_h[x] * total_g[y] - total_g[x] * total_h[y]))   # G/H down
