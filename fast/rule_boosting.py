@@ -260,6 +260,13 @@ class _Floats:
         return tight_bound(total_g.tolist(), total_h.tolist(), self.exact_lam,
                            range(len(total_g)))
 
+    def exact_objective(self, sums):
+        """Scaled obj (as the reference's ``objective``) of the union of items with
+        ``sums``."""
+        total_g, total_h = self.exact_sums(sums).sum(axis=1, initial=0)
+        total_d = self.exact_lam + total_h
+        return Fraction(total_g * total_g, total_d) if total_d else Fraction(0)
+
     def _signed_floats(self, limbs):
         """Sums given as rows of limbs, over S, with their exact sign and within
         (2·limbs + 3)u (specs §16): the float sum of the limbs times their weights, unless
@@ -590,7 +597,6 @@ class _Search:
         statistics, floats = self.statistics, self.floats
         if not self._evaluated(node):
             self._evaluate([node] + self._near_top())
-        incumbent = self.best
         batch, i = node.batch
         node.batch = node.groups = None     # not needed again: free them
         query = node.query
@@ -631,15 +637,14 @@ class _Search:
                 statistics["evaluations"] += 1
                 row = batch.row_of[p]
                 evaluated.append(row)
-                if self._improves(batch.values[row], batch.errors[row],
-                                  batch.child_words[row]):                # line 11
-                    self._set_best(self.data.objective(bitset.to_int(batch.child_words[row])))
+                if self._improves(batch, row):                             # line 11
+                    self._set_best(self._child_sums(batch, row, self.floats.exact_objective))
                     self.best_query = query + (int(batch.augment[p]),)
                     self.best_extent = bitset.to_int(batch.child_words[row])
                     improved_at = j
                     break
             cursor = len(positions) if improved_at is None else cursor + improved_at + 1
-        refined = batch.refined if self.best is incumbent else \
+        refined = batch.refined if self._holds(batch, i) else \
             self._refine(batch, np.array(evaluated, dtype=np.int64))
         self._queue(node, i, refined, note)
         if note.active:
@@ -647,13 +652,14 @@ class _Search:
                                 note.codes, note.witnesses, note.own)
 
     def _evaluated(self, node):
-        """Whether ``node`` has an evaluation that holds at the current incumbent: one made
-        at it, or at a lower one when every bound that passed a test there (line 9, line 15,
-        own bounds) surely passes it now (tests that failed fail still: the incumbent only
-        rises), so that every test comes out the same (specs §16)."""
-        if node.batch is None:
-            return False
-        batch, i = node.batch
+        """Whether ``node`` has an evaluation that holds at the current incumbent."""
+        return node.batch is not None and self._holds(*node.batch)
+
+    def _holds(self, batch, i):
+        """Whether ``batch``'s evaluation of its node i holds at the current incumbent: it
+        was made at it, or at a lower one and every bound that passed a test there (line 9,
+        line 15, own bounds) surely passes it now (tests that failed fail still: the
+        incumbent only rises), so that every test comes out the same (specs §16)."""
         return batch.best is self.best or not self.config.bound_pruning or \
             batch.least_passed[i] * self.alpha_low > self.best_high
 
@@ -747,22 +753,24 @@ class _Search:
         i = int(batch.owner[position])
         return self._exact_augmentation_bound(batch.nodes[i], position - batch.starts[i])
 
-    def _exact_child_bound(self, batch, i, a):
-        """The exact augmentation bound of child a of ``batch``'s node i: Thm 3.1 over the
-        node's groups (in exact order) inside I(p_a), which are the child's groups by the
-        node's usable propositions (specs §3)."""
+    def _child_sums(self, batch, row, exact):
+        """``exact`` (:meth:`_Floats.exact_bound` or :meth:`_Floats.exact_objective`) of
+        the evaluated child ``row`` of ``batch``: of its node's groups (in exact order)
+        inside it, which are its groups by the node's usable propositions (specs §3)."""
+        i, a = batch.row_owner[row], batch.candidates[row]
         items = batch.item_index[i][batch.item_valid[i]]
-        inside = items[self.floats.extents[a, batch.items[0][items]]]
-        return self.floats.exact_bound(batch.items[2][:, inside])
+        return exact(batch.items[2][:, items[self.floats.extents[a, batch.items[0][items]]]])
 
-    def _improves(self, value, error, child_words):
-        """obj(child) > obj(q*) (line 11), by floats when certain, else exactly."""
+    def _improves(self, batch, row):
+        """obj(child ``row`` of ``batch``) > obj(q*) (line 11), by floats when certain, else
+        exactly."""
+        value, error = batch.values[row], batch.errors[row]
         best, margin = self.best_float, self.margin
         if value - error > best * (1 + margin):
             return True
         if value + error < best * (1 - margin):
             return False
-        return self.data.objective(bitset.to_int(child_words)) > self.best
+        return self._child_sums(batch, row, self.floats.exact_objective) > self.best
 
     def _refine(self, batch, rows):
         """Lines 12-16's array work, at the current incumbent, for the evaluated children
@@ -790,8 +798,8 @@ class _Search:
                     (np.arange(top) < augment[scanned, None])
                 found = witnesses.any(axis=1)
                 critical[scanned[found]] = witnesses[found].argmax(axis=1)
-        worth = refined.worth = self._worth(bounds, lambda k: self._exact_child_bound(
-            batch, owner[k], augment[k]))
+        worth = refined.worth = self._worth(bounds, lambda k: self._child_sums(
+            batch, rows[k], floats.exact_bound))
         refined.core = augment == critical
         refined.node_starts = np.searchsorted(owner, np.arange(len(nodes) + 1))
         kept = refined.core & worth
