@@ -134,8 +134,7 @@ class _Floats:
         self.relative_error = (4 * (n + self.limb_count) + 16) * _UNIT_ROUNDOFF
         self.packed = np.array([bitset.from_int(extent, n) for extent in data.extents],
                                dtype=np.uint64).reshape(len(data.extents), bitset.n_words(n))
-        self.extents = np.array([bitset.unpack(row, n) for row in self.packed],
-                                dtype=bool).reshape(len(data.extents), n)
+        self.extents = bitset.unpack(self.packed, n)
         self.n = n
         # ratio_class[r]: the number of distinct exact g/h ratios before rank r
         self.ratio_class = np.concatenate(([0], np.cumsum(
