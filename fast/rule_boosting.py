@@ -544,9 +544,10 @@ class _Search:
         usable = np.ones(n_propositions, dtype=bool)    # the root list: every proposition
         groups = floats.groups(floats.samples(np.arange(n)), np.zeros(n, np.int64),
                                usable[None])
-        exact = lambda _: floats.exact_bound(groups.items[2])
+        exact_root_bound = lambda _: floats.exact_bound(groups.items[2])
         root = _Node((), everything, float(groups.bounds[0]),
-                     int(self._keys(groups.bounds, exact)[0]), np.arange(n_propositions),
+                     int(self._keys(groups.bounds, exact_root_bound)[0]),
+                     np.arange(n_propositions),
                      np.full(n_propositions, np.inf), np.arange(n_propositions),
                      everything, usable, usable, (groups, 0))     # line 4: b = ∞; line 5
         self._push(root)
@@ -664,8 +665,8 @@ class _Search:
 
     def _near_top(self):
         """Open nodes likely to be expanded soon: up to ``_BATCH - 1`` of the first
-        ``2 * _BATCH`` in the queue's order that have no evaluation at the current incumbent
-        and whose bound surely passes line 9. (The heap's array is in that order only at
+        ``2 * _BATCH`` in the queue's order without an evaluation that holds at the current
+        incumbent, whose bound surely passes line 9. (The heap's array is in that order only at
         its top, so its first entries are found by walking down from there, always to the
         least entry below those taken: a heap of heap positions.)"""
         heap, near, seen = self.heap, [], 0
