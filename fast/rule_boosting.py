@@ -15,7 +15,7 @@ query. What changes is how each decision is reached:
   own groups (a child's usable propositions are some of the node's, so its groups are unions
   of the node's), with exact sums carried along for the groups of mixed g/h ratios.
 - **Nodes evaluated in batches.** The array work of expanding several open nodes (the one
-  popped and others near the top of the heap) is done at once, at the incumbent of that
+  popped and the next ones in the queue's order) is done at once, at the incumbent of that
   moment; the decisions are taken when each node is popped, and a node whose incumbent has
   changed by then is evaluated again (specs §16).
 - **Floats with proven error bounds, exact arithmetic on doubt.** Every float here is within a
@@ -49,12 +49,14 @@ from optrules.data import bitset
 from optrules.reference.rule_boosting import (_PRUNE_KINDS, KEY_BITS, ZERO_KEY, _Notes,
                                               _RankedData, _greedy_step, _result,
                                               greedy_search, grouped_bound, queue_key,
-                                              result_order, shortest_equivalent_query)
+                                              result_order, shortest_equivalent_query,
+                                              tight_bound)
 from optrules.reference.rule_boosting import optimal_rule as reference_optimal_rule
 
 __all__ = ["optimal_rule", "greedy_rule"]
 
 _UNIT_ROUNDOFF = 2.0 ** -53
+_POWERS_OF_2 = np.ldexp(1.0, np.arange(32))
 _LIMB_MASK = (1 << 32) - 1
 #: An item's sums (:meth:`_Floats.groups`) are rows 0 and 1 float Σg and Σh (within the
 #: error of specs §16), then from this row on the exact Σg and Σh, each as its limbs (§16).
@@ -125,23 +127,22 @@ class _Floats:
         self.limb_weights = np.array([math.ldexp(1.0, 32 * k + 1 - scale.bit_length())
                                       if scale & (scale - 1) == 0 else (1 << 32 * k) / scale
                                       for k in range(self.limb_count)])
-        # g_i/h_i correctly rounded (a quotient of Python integers), and the sign of g_i
+        # g_i/h_i correctly rounded (a quotient of Python integers)
         self.ratio = np.array([g / h for g, h in zip(data.g, data.h)])
-        self.sign = np.sign(np.array([(g > 0) - (g < 0) for g in data.g]))
-        self.lam = data.lam / scale
+        self.lam, self.exact_lam = data.lam / scale, data.lam
         self.scale = scale
         n = len(data.g)
         self.relative_error = (4 * (n + self.limb_count) + 16) * _UNIT_ROUNDOFF
         self.packed = np.array([bitset.from_int(extent, n) for extent in data.extents],
                                dtype=np.uint64).reshape(len(data.extents), bitset.n_words(n))
-        self.extents = np.array([bitset.unpack(row, n) for row in self.packed],
-                                dtype=bool).reshape(len(data.extents), n)
+        self.extents = bitset.unpack(self.packed, n)
         self.n = n
         # ratio_class[r]: the number of distinct exact g/h ratios before rank r
         self.ratio_class = np.concatenate(([0], np.cumsum(
             [g1 * h0 != g0 * h1 for g0, h0, g1, h1 in zip(data.g, data.h, data.g[1:],
                                                            data.h[1:])], dtype=np.int64)))
         self.by_sample = np.ascontiguousarray(self.extents.T)   # (n, P): sample i's bits
+        self.extent_floats = self.extents.astype(np.float64)
         self.outside = np.ascontiguousarray(~self.packed.T)  # (words, P): not in I(p_j)
 
     def sums(self, members, candidates):
@@ -179,19 +180,30 @@ class _Floats:
         # one stable integer sort instead of a lexicographic one)
         union = np.flatnonzero(usable.any(axis=0))
         row_bits = max(len(usable) - 1, 1).bit_length()
-        if len(representatives) < self.n:          # pack the samples' bits needed only
-            words = _packed_rows(self.by_sample[representatives][:, union], row_bits)
-        else:                                      # or each sample's once
-            words = _packed_rows(self.by_sample[:, union], row_bits)[representatives]
-        words &= _packed_rows(usable[:, union], row_bits)[rows]
         new_group = np.empty(len(rows), dtype=bool)
         new_group[:1] = True
-        if words.shape[1] == 1:
-            keys = words[:, 0] | rows.astype(np.uint64) << np.uint64(64 - row_bits)
+        if len(union) + row_bits <= 64:
+            # bit k for the k-th proposition of the union, made 32 bits at a time by float
+            # dot products of bits and powers of 2 (sums of distinct powers below 2**32:
+            # exact)
+            sample_words, usable_words = np.zeros(self.n, np.uint64), np.zeros(len(usable),
+                                                                                np.uint64)
+            for low in range(0, len(union), 32):
+                chunk, shift = union[low:low + 32], np.uint64(low)
+                powers = _POWERS_OF_2[:len(chunk)]
+                sample_words |= (powers @ self.extent_floats[chunk]).astype(np.uint64) << shift
+                usable_words |= (usable[:, chunk] @ powers).astype(np.uint64) << shift
+            keys = sample_words[representatives] & usable_words[rows] | \
+                rows.astype(np.uint64) << np.uint64(64 - row_bits)
             by_group = np.argsort(keys, kind="stable")
             keys, rows = keys[by_group], rows[by_group]
             np.not_equal(keys[1:], keys[:-1], out=new_group[1:])
         else:
+            if len(representatives) < self.n:          # pack the samples' bits needed only
+                words = _packed_rows(self.by_sample[representatives][:, union], row_bits)
+            else:                                      # or each sample's once
+                words = _packed_rows(self.by_sample[:, union], row_bits)[representatives]
+            words &= _packed_rows(usable[:, union], row_bits)[rows]
             by_group = np.lexsort((*words.T, rows))
             words, rows = words[by_group], rows[by_group]
             np.logical_or(rows[1:] != rows[:-1], (words[1:] != words[:-1]).any(axis=1),
@@ -213,10 +225,10 @@ class _Floats:
         sums = np.array([np.bincount(group_of, weights=row, minlength=len(starts))
                          for row in sums])
         g, h = sums[0], sums[1]                    # views: g's changes below are kept
-        ratio, sign = self.ratio[representatives], self.sign[representatives]
+        ratio = self.ratio[representatives]
         mixed = np.flatnonzero(~pure)
         if len(mixed):
-            sign[mixed], g[mixed] = self._signed_floats(
+            g[mixed] = self._signed_floats(
                 sums[_LIMB_ROW:_LIMB_ROW + self.limb_count, mixed].T)
             ratio[mixed] = g[mixed] / h[mixed]
             rank[mixed] = -1
@@ -229,24 +241,10 @@ class _Floats:
                                        lambda groups: self.exact_sums(sums[:, groups]))
         group_rows = group_rows[order]
         counts = np.bincount(group_rows, minlength=len(usable))
-        column = np.arange(len(order)) - (np.cumsum(counts) - counts)[group_rows]
         items = representatives[order], rank[order], sums[:, order]
-        # Thm 3.1's terms: the groups with g ≥ 0 in order (half 0; those with g = 0, last,
-        # only lower G²/D), the negative ones in reverse (half 1), left-aligned; a row is as
-        # wide as its longer half, other terms exact zeros
-        negative = sign[order] < 0
-        negatives = np.bincount(group_rows[negative], minlength=len(usable))
-        widths = np.maximum(negatives, counts - negatives)
-        shape = (len(usable), 2, widths.max(initial=0))
-        # each group's place in the flat (rows, 2, width) arrays
-        place = (group_rows * 2 + negative) * shape[2] + \
-            np.where(negative, counts[group_rows] - 1 - column, column)
-        columns = np.zeros(shape, np.int64)
-        terms_g, terms_h = np.zeros(shape), np.zeros(shape)
-        columns.ravel()[place] = items[0]
-        terms_g.ravel()[place], terms_h.ravel()[place] = g[order], h[order]
-        return _Groups(items, np.concatenate(([0], np.cumsum(counts))), widths, columns,
-                       terms_g, terms_h, self._scan(terms_g, terms_h, overwrite=False)[0])
+        terms_g, terms_h = _terms(group_rows, counts, items[2][0], items[2][1])
+        return _Groups(items, np.concatenate(([0], np.cumsum(counts))),
+                       self._scan(terms_g, terms_h)[0])
 
     def exact_sums(self, sums):
         """Exact Σg, Σh (scaled by S, Python integers in object arrays) of items' ``sums``
@@ -254,8 +252,23 @@ class _Floats:
         limbs = sums[_LIMB_ROW:].astype(np.int64).astype(object)
         return (limbs.T.reshape(-1, 2, self.limb_count) @ self.limb_values).T
 
+    def exact_bound(self, sums):
+        """Thm 3.1's bound, exact (scaled by S, as the reference's), over items given by
+        their ``sums`` in exact order of G/H descending: the reference's ``grouped_bound``
+        when they are its groups (any order of equal ratios gives the same bound, §3)."""
+        total_g, total_h = self.exact_sums(sums)
+        return tight_bound(total_g.tolist(), total_h.tolist(), self.exact_lam,
+                           range(len(total_g)))
+
+    def exact_objective(self, sums):
+        """Scaled obj (as the reference's ``objective``) of the union of items with
+        ``sums``."""
+        total_g, total_h = self.exact_sums(sums).sum(axis=1, initial=0)
+        total_d = self.exact_lam + total_h
+        return Fraction(total_g * total_g, total_d) if total_d else Fraction(0)
+
     def _signed_floats(self, limbs):
-        """The exact sign of sums given as rows of limbs, and their values over S within
+        """Sums given as rows of limbs, over S, with their exact sign and within
         (2·limbs + 3)u (specs §16): the float sum of the limbs times their weights, unless
         it is below half the same sum of their magnitudes (cancellation between limbs);
         then, with carries propagated, a sum's sign is its top limb's (or 0 if all are 0),
@@ -268,15 +281,15 @@ class _Floats:
             negative = sign < 0
             carried[negative] = _carried(-carried[negative])
             values[unsure] = sign * (carried.astype(np.float64) @ self.limb_weights)
-        return np.sign(values), values
+        return values
 
     def children(self, stacked, candidates, owner):
         """Σg, λ + Σh, Σ|g| and Thm 3.1's bound of every child I ∩ I(p_a), a in
-        ``candidates``, of the node ``owner`` (its row of ``stacked``, from
-        :meth:`_Groups.stack`) over that node's groups: a child holds whole groups. The sums
-        are those of the scan's two halves (each of one sign), so Σg has absolute error below
-        ``relative_error``·Σ|g| and the others relative error below it."""
-        columns, terms_g, terms_h = stacked
+        ``candidates``, of the node ``owner`` (its row of ``stacked``: :func:`_terms` of its
+        groups' Σg, Σh and samples) over that node's groups: a child holds whole groups. The
+        sums are those of the scan's two halves (each of one sign), so Σg has absolute error
+        below ``relative_error``·Σ|g| and the others relative error below it."""
+        terms_g, terms_h, columns = stacked
         # a flat take is twice as fast as the equivalent 3-d fancy index, and of booleans (1
         # byte) faster than of floats; terms times booleans are the terms or exact zeros
         inside = self.extents.take(candidates[:, None, None] * self.n + columns[owner])
@@ -287,16 +300,15 @@ class _Floats:
         return (sums_g[:, 0] + sums_g[:, 1], self.lam + sums_h[:, 0] + sums_h[:, 1],
                 sums_g[:, 0] - sums_g[:, 1], bound)
 
-    def _scan(self, terms_g, terms_h, overwrite=True):
+    def _scan(self, terms_g, terms_h):
         """Thm 3.1 per row of (rows, 2, width) group sums ``terms_g``, ``terms_h`` (the
         groups with g ≥ 0 in order, the negative ones in reverse, each left-aligned):
         cumulative sums per half (terms of one sign, other terms exact zeros: relative error
         below ``relative_error``), the largest G²/(λ + H); and each half's Σg and Σh.
-        Works in place, overwriting both arrays unless ``overwrite`` is false (then in new
-        arrays of cumulative sums): temporaries of their size cost more than the arithmetic
-        (a third of the time of the children's scans)."""
-        sums_g = np.cumsum(terms_g, axis=2, out=terms_g if overwrite else None)
-        sums_h = np.cumsum(terms_h, axis=2, out=terms_h if overwrite else None)
+        Works in place, overwriting both arrays: temporaries of their size cost more than
+        the arithmetic (a third of the time of the children's scans)."""
+        sums_g = np.cumsum(terms_g, axis=2, out=terms_g)
+        sums_h = np.cumsum(terms_h, axis=2, out=terms_h)
         if not terms_g.size:                                    # no rows or no terms
             return np.zeros(len(terms_g)), sums_g.sum(axis=2), sums_h.sum(axis=2)
         totals_g, totals_h = sums_g[:, :, -1].copy(), sums_h[:, :, -1].copy()
@@ -321,28 +333,12 @@ class _Groups:
     """Groups of several sets (rows) from :meth:`_Floats.groups`: ``items``, flat arrays in
     row order, then G/H descending exactly (a sample of each group, its ratio class or -1 if
     mixed, its sums: a column of rows as :data:`_LIMB_ROW` says), row r's at
-    ``offsets[r]:offsets[r + 1]``; Thm 3.1's ``terms_g``, ``terms_h`` (rows, 2, width) for
-    :meth:`_Floats._scan`, row r's first ``widths[r]`` columns, and ``columns``, the sample
-    of each term (padding: sample 0 with zero terms); ``bounds``: Thm 3.1's bound of each
-    row."""
+    ``offsets[r]:offsets[r + 1]``; ``bounds``: Thm 3.1's bound of each row."""
 
-    __slots__ = ("items", "offsets", "widths", "columns", "terms_g", "terms_h", "bounds")
+    __slots__ = ("items", "offsets", "bounds")
 
-    def __init__(self, items, offsets, widths, columns, terms_g, terms_h, bounds):
-        self.items, self.offsets, self.widths, self.columns = items, offsets, widths, columns
-        self.terms_g, self.terms_h, self.bounds = terms_g, terms_h, bounds
-
-    @staticmethod
-    def stack(rows):
-        """Rows (a :class:`_Groups`, a row of it) padded to the widest, for
-        :meth:`_Floats.children`: (columns, terms_g, terms_h)."""
-        widths = [int(groups.widths[r]) for groups, r in rows]
-        shape = (len(rows), 2, max(widths))
-        stacked = np.zeros(shape, np.int64), np.zeros(shape), np.zeros(shape)
-        for i, ((groups, r), width) in enumerate(zip(rows, widths)):
-            for array, values in zip(stacked, (groups.columns, groups.terms_g, groups.terms_h)):
-                array[i, :, :width] = values[r, :, :width]
-        return stacked
+    def __init__(self, items, offsets, bounds):
+        self.items, self.offsets, self.bounds = items, offsets, bounds
 
     @staticmethod
     def flat_items(rows):
@@ -351,6 +347,28 @@ class _Groups:
         return (tuple(np.concatenate([items[field][..., low:high] for items, low, high in ranges],
                                      axis=-1) for field in range(len(ranges[0][0]))),
                 np.array([high - low for _, low, high in ranges]))
+
+
+def _terms(group_rows, counts, *values):
+    """Thm 3.1's terms of groups given flat by row (``group_rows``, ascending; ``counts``
+    per row), then G/H descending, with ``values[0]`` their float Σg: for each of
+    ``values`` (one per group), a (rows, 2, width) array for :meth:`_Floats._scan`, the
+    groups with g ≥ 0 in order in half 0 (those with g = 0, last, only lower G²/D), the
+    negative ones in reverse in half 1, left-aligned; a row is as wide as its longer half,
+    other entries zeros. (A float Σg has its exact sign, §16.)"""
+    negative = values[0] < 0
+    negatives = np.bincount(group_rows[negative], minlength=len(counts))
+    width = np.maximum(negatives, counts - negatives).max(initial=0)
+    column = np.arange(len(group_rows)) - (np.cumsum(counts) - counts)[group_rows]
+    # each group's place in the flat (rows, 2, width) arrays
+    place = (group_rows * 2 + negative) * width + \
+        np.where(negative, counts[group_rows] - 1 - column, column)
+    terms = []
+    for value in values:
+        term = np.zeros((len(counts), 2, width), value.dtype)
+        term.ravel()[place] = value
+        terms.append(term)
+    return terms
 
 
 def _exact_ratio_order(order, ratios, rows, pure, error, exact):
@@ -377,12 +395,14 @@ def _exact_ratio_order(order, ratios, rows, pure, error, exact):
     misordered = total_g[left] * total_h[right] < total_g[right] * total_h[left]
     if not misordered.any():
         return order
-    bad = set(doubtful[misordered].tolist())     # pairs (p, p + 1) out of exact order
+    bad = doubtful[misordered]                   # pairs (p, p + 1) out of exact order
+    # the runs of adjacent close pairs (their first and last in close) that hold a bad one
+    firsts = np.flatnonzero(np.diff(close, prepend=-2) > 1)
+    lasts = np.append(firsts[1:], len(close)) - 1
     order = order.copy()
-    for run in np.split(close, np.flatnonzero(np.diff(close) > 1) + 1):
-        if bad.isdisjoint(run.tolist()):
-            continue
-        low, high = run[0], run[-1] + 2
+    for run in np.unique(np.searchsorted(firsts, np.searchsorted(close, bad),
+                                         side="right") - 1).tolist():
+        low, high = close[firsts[run]], close[lasts[run]] + 2
         total_g, total_h = exact(order[low:high])
         position = sorted(range(high - low), key=functools.cmp_to_key(
             lambda x, y: total_h[x] * total_g[y] - total_g[x] * total_h[y]))   # G/H down
@@ -390,9 +410,9 @@ def _exact_ratio_order(order, ratios, rows, pure, error, exact):
     return order
 
 
-#: How many open nodes are evaluated together at most: the one expanded and those first in
-#: the heap's array, which are near the top (array operations cost mostly per call).
-_BATCH = 8
+#: How many open nodes are evaluated together at most: the one expanded and those next in
+#: the queue's order among its first ``2 * _BATCH`` (array operations cost mostly per call).
+_BATCH = 10
 
 
 class _Batch:
@@ -537,24 +557,24 @@ class _Search:
 
     # ----- Algorithm 1 ---------------------------------------------------------------------
     def run(self, start):
-        root = self.root()
-        self.group(root)
-        self._push(root)
+        self._push(self.root())
         stop = self.search(self.config.max_nodes, self.config.budget, self.config.progress)
         return self.result(stop, start)
 
     def root(self):
-        """The root ⊤ with its list (line 4: every proposition, b = ∞) and bound (line 5)."""
+        """The root ⊤ with its list (line 4: every proposition, b = ∞), bound (line 5) and
+        groups."""
         n_propositions, n = len(self.data.extents), self.problem.n_samples
         everything = bitset.from_int((1 << n) - 1, n)
         usable = np.ones(n_propositions, dtype=bool)
-        root = _Node((), everything, 0.0, 0, np.arange(n_propositions),
-                     np.full(n_propositions, np.inf), np.arange(n_propositions), everything,
-                     usable, usable, None)
-        root.exact_bound = self._exact_bound(root)
-        root.bound = float(root.exact_bound / self.floats.scale)
-        root.key = queue_key(root.exact_bound / self.floats.scale)
-        return root
+        floats = self.floats
+        groups = floats.groups(floats.samples(np.arange(n)), np.zeros(n, np.int64),
+                               usable[None])
+        exact_root_bound = lambda _: floats.exact_bound(groups.items[2])
+        return _Node((), everything, float(groups.bounds[0]),
+                     int(self._keys(groups.bounds, exact_root_bound)[0]),
+                     np.arange(n_propositions), np.full(n_propositions, np.inf),
+                     np.arange(n_propositions), everything, usable, usable, (groups, 0))
 
     def group(self, *nodes):
         """Group each node's samples by its usable propositions, afresh and in one grouping
@@ -617,42 +637,41 @@ class _Search:
         return max(self._exact_bound(node) for node in nodes
                    if node.bound >= top * (1 - 2 * self.margin))
 
-    def _improve(self, query, words):
-        """Line 11: the query ``query`` with extent ``words`` (packed) becomes q*."""
-        extent = bitset.to_int(words)
-        self._set_best(self.data.objective(extent))
-        self.best_query, self.best_extent = query, extent
+    def _improve(self, query, words, objective):
+        """Line 11: the query ``query`` with extent ``words`` (packed) and exact obj
+        ``objective`` becomes q*."""
+        self._set_best(objective)
+        self.best_query, self.best_extent = query, bitset.to_int(words)
 
     def _expand(self, node):
-        """Lines 8-16 for ``node``: its batch's evaluation (a fresh one if the incumbent has
-        changed since), line 9 and line 11 in order, then lines 12-16 as the batch made them,
-        or afresh if the incumbent rose meanwhile."""
+        """Lines 8-16 for ``node``: its batch's evaluation (a fresh one unless it holds at the
+        current incumbent), line 9 and line 11 in order, then lines 12-16 as the batch made
+        them, or afresh if the incumbent rose meanwhile."""
         statistics, floats = self.statistics, self.floats
-        if node.batch is None or node.batch[0].best is not self.best:
+        if not self._evaluated(node):
             self._evaluate([node] + self._near_top())
         batch, i = node.batch
         node.batch = node.groups = None     # not needed again: free them
         query = node.query
         note = _Notes(self.trace, len(floats.packed))
-        low, high = batch.starts[i], batch.starts[i + 1]
-        propagated = batch.propagated[low:high]
-        statistics["equivalence_propagated"] += int(np.count_nonzero(propagated))
+        propagated, reached, failed, evaluations = batch.tallies[i]
+        statistics["equivalence_propagated"] += propagated
         if note.active:
-            for p in np.flatnonzero(propagated).tolist():
+            low, high = batch.starts[i], batch.starts[i + 1]
+            for p in np.flatnonzero(batch.propagated[low:high]).tolist():
                 note(int(node.augment[p]), "core-propagated", witness=int(node.critical[p]))
         positions = batch.positions[batch.position_starts[i]:batch.position_starts[i + 1]]
-        worth = batch.worth[batch.position_starts[i]:batch.position_starts[i + 1]]
         evaluated = []                                              # rows, in order
         cursor = 0                       # positions[cursor:] not decided yet
-        rows = np.arange(*np.searchsorted(batch.row_owner, (i, i + 1)))
-        if not note.active and (batch.values[rows] + batch.errors[rows] < self.best_low).all():
+        if not note.active and batch.highest[i] < self.best_low:
             # line 11 surely fails for every child (as in _improves): the incumbent stays,
             # so line 9's tests are the batch's, and they are counted at once
-            failed = int(np.count_nonzero(~worth))
             statistics["bound_propagated"] += failed
-            statistics["equivalence_immediate"] += len(positions) - failed - len(rows)
-            statistics["evaluations"] += len(rows)
+            statistics["equivalence_immediate"] += reached - failed - evaluations
+            statistics["evaluations"] += evaluations
             cursor = len(positions)
+        else:
+            worth = batch.worth[batch.position_starts[i]:batch.position_starts[i + 1]]
         while cursor < len(positions):
             rest = positions[cursor:]
             if cursor:                   # the incumbent improved: line 9's test again
@@ -673,26 +692,50 @@ class _Search:
                 row = batch.row_of[p]
                 evaluated.append(row)
                 child = query + (int(batch.augment[p]),)
-                if self._improves(batch.values[row], batch.errors[row],
-                                  batch.child_words[row], child):         # line 11
-                    self._improve(child, batch.child_words[row])
+                if self._improves(batch, row, child):                      # line 11
+                    self._improve(child, batch.child_words[row],
+                                  self._child_sums(batch, row, self.floats.exact_objective))
                     improved_at = j
                     break
             cursor = len(positions) if improved_at is None else cursor + improved_at + 1
-        refined = batch.refined if batch.best is self.best else \
+        refined = batch.refined if self._holds(batch, i) else \
             self._refine(batch, np.array(evaluated, dtype=np.int64))
         self._queue(node, i, refined, note)
         if note.active:
             self.trace.expanded(query, _bitmask(node.usable), self._exact_bound(node),
                                 note.codes, note.witnesses, note.own)
 
+    def _evaluated(self, node):
+        """Whether ``node`` has an evaluation that holds at the current incumbent."""
+        return node.batch is not None and self._holds(*node.batch)
+
+    def _holds(self, batch, i):
+        """Whether ``batch``'s evaluation of its node i holds at the current incumbent: it
+        was made at it, or at a lower one and every bound that passed a test there (line 9,
+        line 15, own bounds) surely passes it now (tests that failed fail still: the
+        incumbent only rises), so that every test comes out the same (specs §16)."""
+        return batch.best is self.best or not self.config.bound_pruning or \
+            batch.least_passed[i] * self.alpha_low > self.best_high
+
     def _near_top(self):
-        """Open nodes likely to be expanded soon (the first entries of the heap's array) that
-        have no evaluation at the current incumbent and whose bound surely passes line 9."""
-        return [entry[2] for entry in self.heap[:_BATCH - 1]
-                if (entry[2].batch is None or entry[2].batch[0].best is not self.best) and
-                (not self.config.bound_pruning or
-                 entry[2].bound * self.alpha_low > self.best_high)]
+        """Open nodes likely to be expanded soon: up to ``_BATCH - 1`` of the first
+        ``2 * _BATCH`` in the queue's order without an evaluation that holds at the current
+        incumbent, whose bound surely passes line 9. (The heap's array is in that order only at
+        its top, so its first entries are found by walking down from there, always to the
+        least entry below those taken: a heap of heap positions.)"""
+        heap, near, seen = self.heap, [], 0
+        frontier = [(heap[0], 0)] if heap else []
+        while frontier and len(near) < _BATCH - 1 and seen < 2 * _BATCH:
+            entry, position = heapq.heappop(frontier)
+            seen += 1
+            node = entry[2]
+            if not self._evaluated(node) and (not self.config.bound_pruning or
+                                              node.bound * self.alpha_low > self.best_high):
+                near.append(node)
+            for below in (2 * position + 1, 2 * position + 2):
+                if below < len(heap):
+                    heapq.heappush(frontier, (heap[below], below))
+        return near
 
     def _evaluate(self, nodes):
         """The array work of lines 9-16 for ``nodes`` at once, at the current incumbent: each
@@ -725,18 +768,38 @@ class _Search:
         rows = batch.rows = positions[batch.worth & ~batch.implied[positions]]
         batch.row_of = dict(zip(rows.tolist(), range(len(rows))))
         batch.row_owner, batch.candidates = owner[rows], augment[rows]
-        groups = [node.groups for node in nodes]
+        # every node's groups, flat, for its children's sums and bounds and their groups
+        batch.items, widths = _Groups.flat_items([node.groups for node in nodes])
         total_g, total_d, total_abs, batch.child_bounds = floats.children(
-            _Groups.stack(groups), batch.candidates, batch.row_owner)
+            _terms(np.repeat(np.arange(len(nodes)), widths), widths, batch.items[2][0],
+                   batch.items[2][1], batch.items[0]), batch.candidates, batch.row_owner)
         batch.values, batch.errors = floats.objectives(total_g, total_d, total_abs)
+        # per node, what its expansion counts if line 11 fails for all its children (surely
+        # so when the largest float obj + error is below the incumbent, as in _improves):
+        # list elements (3.8) drops, that line 9 reaches and fails, children evaluated
+        batch.tallies = list(zip(*(_tally(selected, len(nodes)) for selected in (
+            owner[batch.propagated], owner[positions], owner[positions[~batch.worth]],
+            batch.row_owner))))
+        highest = np.full(len(nodes), -np.inf)
+        np.maximum.at(highest, batch.row_owner, batch.values + batch.errors)
+        batch.highest = highest.tolist()
         batch.child_words = words[batch.row_owner] & floats.packed[batch.candidates]
-        # every node's groups, flat, for its children's groups
-        batch.items, widths = _Groups.flat_items(groups)
         starts = np.concatenate(([0], np.cumsum(widths)))
         batch.item_index = starts[:-1, None] + np.arange(widths.max())   # node i's items
         batch.item_valid = batch.item_index < starts[1:, None]
         np.minimum(batch.item_index, len(batch.items[0]) - 1, out=batch.item_index)
-        batch.refined = self._refine(batch, np.arange(len(rows)))
+        refined = batch.refined = self._refine(batch, np.arange(len(rows)))
+        # each node's least bound that passed a test (line 9, line 15, own bound), for
+        # _evaluated
+        least = np.full(len(nodes), np.inf)
+        passed = positions[batch.worth]
+        np.minimum.at(least, owner[passed], batch.bounds[passed])
+        np.minimum.at(least, batch.row_owner[refined.worth], batch.child_bounds[refined.worth])
+        if len(refined.kept):
+            pushed = refined.own_worth
+            np.minimum.at(least, batch.row_owner[refined.kept[pushed]],
+                          refined.groups.bounds[pushed])
+        batch.least_passed = least.tolist()
         for i, node in enumerate(nodes):
             node.batch = (batch, i)
 
@@ -751,15 +814,25 @@ class _Search:
         return batch.nodes[int(batch.owner[position])].query[:-1] + \
             (int(batch.augment[position]),)
 
-    def _improves(self, value, error, child_words, child):
-        """Whether the query ``child`` replaces q* (line 11: a larger obj, or an equal one and
-        ``child`` first in the result order), by floats when certain, else exactly."""
+    def _child_sums(self, batch, row, exact):
+        """``exact`` (:meth:`_Floats.exact_bound` or :meth:`_Floats.exact_objective`) of
+        the evaluated child ``row`` of ``batch``: of its node's groups (in exact order)
+        inside it, which are its groups by the node's usable propositions (specs §3)."""
+        i, a = batch.row_owner[row], batch.candidates[row]
+        items = batch.item_index[i][batch.item_valid[i]]
+        return exact(batch.items[2][:, items[self.floats.extents[a, batch.items[0][items]]]])
+
+    def _improves(self, batch, row, child):
+        """Whether the child ``row`` of ``batch``, the query ``child``, replaces q* (line 11:
+        a larger obj, or an equal one and ``child`` first in the result order), by floats when
+        certain, else exactly."""
+        value, error = batch.values[row], batch.errors[row]
         best, margin = self.best_float, self.margin
         if value - error > best * (1 + margin):
             return True
         if value + error < best * (1 - margin):
             return False
-        exact = self.data.objective(bitset.to_int(child_words))
+        exact = self._child_sums(batch, row, self.floats.exact_objective)
         return exact > self.best or exact == self.best and \
             result_order(child) < result_order(self.best_query)
 
@@ -790,9 +863,8 @@ class _Search:
                 found = witnesses.any(axis=1)
                 critical[scanned[found]] = witnesses[found].argmax(axis=1)
         origin = lambda k: nodes[owner[k]].query + (int(augment[k]),)
-        worth = refined.worth = self._worth(bounds, lambda k: grouped_bound(
-            self.data, bitset.to_int(child_words[k]), _bitmask(nodes[owner[k]].usable)),
-            origin)
+        worth = refined.worth = self._worth(bounds, lambda k: self._child_sums(
+            batch, rows[k], floats.exact_bound), origin)
         refined.core = augment == critical
         refined.node_starts = np.searchsorted(owner, np.arange(len(nodes) + 1))
         kept = refined.core & worth
@@ -800,6 +872,12 @@ class _Search:
             depth = np.array([len(node.query) for node in nodes])
             kept &= depth[owner] + 1 < self.config.max_depth
         kept = refined.kept = np.flatnonzero(kept)                  # line 16, in order
+        # per node: children not core, core ones (line 15), those failing line 9 then
+        core = refined.core
+        refined.tallies = list(zip(*(_tally(owner[selected], len(nodes)) for selected in (
+            ~core, core, core & ~worth))))
+        refined.own_failed = [0] * len(nodes)
+        refined.pushed, refined.pushed_starts = [], [0] * (len(nodes) + 1)
         if not len(kept):
             return refined
         # each child's own bound over the propositions below it (specs §3), all at once:
@@ -817,22 +895,28 @@ class _Search:
         # a child's groups are unions of its node's groups (its usable set is a subset of
         # the node's), so they are made from those
         index = batch.item_index[owner[kept]]
-        inside = floats.extents[augment[kept, None], batch.items[0][index]] & \
-            batch.item_valid[owner[kept]]
+        inside = floats.extents.take(augment[kept, None] * floats.n +
+                                     batch.items[0][index]) & batch.item_valid[owner[kept]]
         child, column = np.nonzero(inside)
         index = index[child, column]
-        groups = refined.groups = floats.groups(tuple(values[..., index]
+        groups = refined.groups = floats.groups(tuple(values.take(index, axis=-1)
                                                       for values in batch.items),
                                                 child, usable_below)
         own = groups.bounds
         exact = refined.exact = {}
-        own_exact = lambda j: exact.setdefault(j, grouped_bound(
-            self.data, bitset.to_int(child_words[kept[j]]), _bitmask(usable_below[j])))
+        own_exact = lambda j: exact.setdefault(j, floats.exact_bound(
+            groups.items[2][:, groups.offsets[j]:groups.offsets[j + 1]]))
         own_worth = refined.own_worth = self._worth(own, own_exact,
                                                     lambda j: origin(kept[j]))
         pushed = np.flatnonzero(own_worth)
-        refined.keys = np.zeros(len(kept), np.int64)
-        refined.keys[pushed] = self._keys(own[pushed], lambda j: own_exact(pushed[j]))
+        refined.own_failed = _tally(owner[kept[~own_worth]], len(nodes))
+        refined.pushed_starts = np.searchsorted(owner[kept[pushed]],
+                                                np.arange(len(nodes) + 1)).tolist()
+        # each child pushed: (its index in kept, a, its float bound, its key)
+        refined.pushed = list(zip(pushed.tolist(), augment[kept[pushed]].tolist(),
+                                  own[pushed].tolist(),
+                                  self._keys(own[pushed],
+                                             lambda j: own_exact(pushed[j])).tolist()))
         return refined
 
     def _queue(self, node, i, refined, note):
@@ -841,40 +925,53 @@ class _Search:
         statistics, config = self.statistics, self.config
         low, high = refined.node_starts[i], refined.node_starts[i + 1]
         augment, critical = refined.augment[low:high], refined.critical[low:high]
-        core, worth = refined.core[low:high], refined.worth[low:high]
-        statistics["equivalence_immediate"] += int(np.count_nonzero(~core))   # (3.6)
+        not_core, core, child_bound = refined.tallies[i]
+        statistics["equivalence_immediate"] += not_core                       # (3.6)
+        limited = config.max_depth is not None and len(node.query) + 1 >= config.max_depth
+        if limited:
+            statistics["depth_limited"] += core
+        else:
+            statistics["bound_immediate"] += child_bound + refined.own_failed[i]
         if note.active:
-            for k in np.flatnonzero(~core).tolist():
-                note(int(augment[k]), "not-core", witness=int(critical[k]))
-        if config.max_depth is not None and len(node.query) + 1 >= config.max_depth:
-            statistics["depth_limited"] += int(np.count_nonzero(core))
-            return
-        statistics["bound_immediate"] += int(np.count_nonzero(core & ~worth))
-        if note.active:
-            for k in np.flatnonzero(core & ~worth).tolist():
-                note(int(augment[k]), "child-bound")
+            self._note_children(refined, low, high, not limited, note)
         bounds = refined.bounds[low:high]
-        kept = refined.kept
-        for j in range(*np.searchsorted(kept, (low, high)).tolist()):
-            a = int(refined.augment[kept[j]])
-            if not refined.own_worth[j]:
-                statistics["bound_immediate"] += 1
-                if note.active:
-                    note(a, "own-bound", usable=_bitmask(refined.usable_below[j]))
-                continue
-            child = _Node(node.query + (a,), refined.child_words[kept[j]],
-                          float(refined.groups.bounds[j]), int(refined.keys[j]), augment,
-                          bounds, critical, node.words, refined.usable_below[j], node.usable,
-                          (refined.groups, j))
+        for j, a, bound, key in refined.pushed[refined.pushed_starts[i]:
+                                               refined.pushed_starts[i + 1]]:
+            child = _Node(node.query + (a,), refined.child_words[refined.kept[j]], bound, key,
+                          augment, bounds, critical, node.words, refined.usable_below[j],
+                          node.usable, (refined.groups, j))
             child.exact_bound = refined.exact.get(j)
             self._push(child)
             note(a, "queued")
+
+    @staticmethod
+    def _note_children(refined, low, high, line_16, note):
+        """The search certificate's codes of the children ``low:high`` of ``refined`` that
+        are not queued: not core, then (if ``line_16``) failing line 9 or their own bound."""
+        augment, critical = refined.augment.tolist(), refined.critical.tolist()
+        core, worth = refined.core, refined.worth
+        for k in range(low, high):
+            if not core[k]:
+                note(augment[k], "not-core", witness=critical[k])
+            elif line_16 and not worth[k]:
+                note(augment[k], "child-bound")
+        if line_16:
+            for j in range(*np.searchsorted(refined.kept, (low, high)).tolist()):
+                if not refined.own_worth[j]:
+                    note(augment[refined.kept[j]], "own-bound",
+                         usable=_bitmask(refined.usable_below[j]))
 
     def _progress_figures(self):
         unit = 2 * self.problem.n_samples
         top = max([entry[2].bound for entry in self.heap[:1]] + [self.best_float])
         return {"objective": self.best_float / unit, "upper_bound": top / unit,
                 "boundary": len(self.heap)}
+
+
+def _tally(owners, count):
+    """How many of the elements with owners ``owners`` each of ``count`` owners has (a
+    list)."""
+    return np.bincount(owners, minlength=count).tolist()
 
 
 def _carried(limbs):

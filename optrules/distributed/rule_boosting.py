@@ -80,8 +80,8 @@ class _SubtreeSearch(SharedSearch, _Search):
             self._set_best(-order[0])
             self.best_query, self.best_extent = query, extent
 
-    def _improve(self, query, words):
-        super()._improve(query, words)
+    def _improve(self, query, words, objective):
+        super()._improve(query, words, objective)
         self.found = True
 
     def run_slice(self, budget):
@@ -129,8 +129,10 @@ class _Coordinator(Coordinator):
         # The tasks get the search's own options: its limits, progress and budget stay here.
         options = replace(config, max_nodes=None, budget=Budget(), progress=None,
                           certificate=None)
-        self.start(executor, (run_task, (problem, options)), best_of(self.search),
-                   [self.search.root()], config.certificate)
+        root = self.search.root()
+        root.groups = None                     # made again where the root goes
+        self.start(executor, (run_task, (problem, options)), best_of(self.search), [root],
+                   config.certificate)
 
     def result(self, stop, start):
         search = self.search
