@@ -196,9 +196,10 @@ def optimal_rule(problem, config):
     largest :func:`queue_key` of the node bound first, ties by insertion order. Among queries
     of equal obj, q* is the first in :func:`result_order` that the search visits, whatever
     its order (a bound equal to obj(q*)/α prunes only queries that come after q*), so the
-    result is deterministic, also across processes (specs §10). With ``max_depth`` set, core-query condensation is switched off (a core
-    query can be longer than an equivalent short query) while augmentations implied by the
-    query (q → p_a) are still skipped, and the result is optimal over all conjunctions of at most
+    result is deterministic, also across processes (specs §10). With ``max_depth`` set,
+    core-query condensation is switched off (a core query can be longer than an equivalent
+    short query) while augmentations implied by the query (q → p_a) are still skipped, and the
+    result is optimal over all conjunctions of at most
     ``max_depth`` propositions.
     """
     start = time.perf_counter()
