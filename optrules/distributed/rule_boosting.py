@@ -23,6 +23,7 @@ On a cluster, ``fit_rule(problem, n_workers=2)``; here every task runs in this p
 (('p0',), Fraction(1, 6), 'optimal')
 """
 
+import pickle
 import time
 from dataclasses import replace
 
@@ -31,7 +32,7 @@ import numpy as np
 from optrules.blas import single_blas_thread
 from optrules.distributed.tasks import (Coordinator, InMemoryRecords, SharedSearch,
                                         run_search_task, worker_cache)
-from optrules.fast.rule_boosting import _floats_are_safe, _Search
+from optrules.fast.rule_boosting import _floats_are_safe, _Node, _Search
 from optrules.limits import Budget
 from optrules.reference.rule_boosting import optimal_rule as reference_optimal_rule
 from optrules.reference.rule_boosting import result_order
@@ -47,6 +48,43 @@ _GROUPED_AT_ONCE = 64
 
 class _TaskRecords(InMemoryRecords, RuleSearchCertificateWriter):
     """A task's boosting-rule search-certificate records, kept in memory."""
+
+
+def packed(nodes):
+    """Open nodes as one pickled blob of a few arrays (siblings share their parent's list
+    arrays, sent once). Dask would send every array of every node as a frame of its own:
+    56 000 nodes of noisy parity d = 6 made 450 000 frames and took 10 s to pickle and
+    unpickle, a few arrays 1 s."""
+    lists = {}                          # id of a list's arrays -> (its place, the arrays)
+    for node in nodes:
+        lists.setdefault(id(node.augment), (len(lists), (node.augment, node.bounds,
+                                                         node.critical)))
+    stacked = lambda name: np.stack([getattr(node, name) for node in nodes]) if nodes else \
+        np.zeros((0, 0))
+    return pickle.dumps({
+        "query": [node.query for node in nodes], "words": stacked("words"),
+        "parent_words": stacked("parent_words"), "usable": stacked("usable"),
+        "parent_usable": stacked("parent_usable"),
+        "bound": np.array([node.bound for node in nodes]),
+        "key": [node.key for node in nodes],
+        "lists": [arrays for _, arrays in lists.values()],
+        "list_of": [lists[id(node.augment)][0] for node in nodes],
+        "exact_bound": [node.exact_bound for node in nodes],
+        "exact_bounds": [node.exact_bounds for node in nodes]},
+        protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def unpacked(blob):
+    """The open nodes of :func:`packed` nodes (without their groups)."""
+    fields = pickle.loads(blob)
+    nodes = []
+    for i, query in enumerate(fields["query"]):
+        node = _Node(query, fields["words"][i], float(fields["bound"][i]), fields["key"][i],
+                     *fields["lists"][fields["list_of"][i]], fields["parent_words"][i],
+                     fields["usable"][i], fields["parent_usable"][i], None)
+        node.exact_bound, node.exact_bounds = fields["exact_bound"][i], fields["exact_bounds"][i]
+        nodes.append(node)
+    return nodes
 
 
 def best_of(search):
@@ -92,16 +130,15 @@ class _SubtreeSearch(SharedSearch, _Search):
         return dict(self.statistics)
 
     def frontier(self):
-        """The open nodes, without their groups and evaluations (made again where they go)."""
-        nodes = [entry[2] for entry in self.heap]
-        for node in nodes:
-            node.groups = node.batch = None
-        return nodes
+        """The open nodes, :func:`packed` (their groups and evaluations are made again where
+        they go)."""
+        return packed([entry[2] for entry in self.heap])
 
 
 def run_task(problem, config, frontier, best, limits, hub=None, search_name=None):
-    """One task (:func:`~optrules.distributed.tasks.run_search_task`): search from the open
-    nodes ``frontier`` at incumbent ``best`` within ``limits``."""
+    """One task (:func:`~optrules.distributed.tasks.run_search_task`): search from the
+    :func:`packed` open nodes ``frontier`` at incumbent ``best`` within ``limits``; the nodes
+    left are returned packed."""
     records = None
     if limits.records:
         records = _TaskRecords(2 * problem.n_samples * problem.scale)
@@ -112,7 +149,8 @@ def run_task(problem, config, frontier, best, limits, hub=None, search_name=None
         cache = worker_cache(search_name)
         if "prepared" not in cache:
             cache["prepared"] = _Search.prepare(problem)
-        subtree = _SubtreeSearch(problem, config, frontier, best, link, cache["prepared"])
+        subtree = _SubtreeSearch(problem, config, unpacked(frontier), best, link,
+                                 cache["prepared"])
         subtree.limits = limits
         return subtree
 
@@ -124,15 +162,15 @@ class _Coordinator(Coordinator):
     """The boosting-rule search's coordinator: the root is the first frontier; the result is
     read off a local search (the problem's data) given the merged incumbent and counters."""
 
+    pack, unpack = staticmethod(packed), staticmethod(unpacked)
+
     def __init__(self, problem, config, executor):
         self.search = _Search(problem, config)
         # The tasks get the search's own options: its limits, progress and budget stay here.
         options = replace(config, max_nodes=None, budget=Budget(), progress=None,
                           certificate=None)
-        root = self.search.root()
-        root.groups = None                     # made again where the root goes
-        self.start(executor, (run_task, (problem, options)), best_of(self.search), [root],
-                   config.certificate)
+        self.start(executor, (run_task, (problem, options)), best_of(self.search),
+                   [self.search.root()], config.certificate)
 
     def result(self, stop, start):
         search = self.search
