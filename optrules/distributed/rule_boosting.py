@@ -112,7 +112,8 @@ class _SubtreeSearch(SharedSearch, _Search):
 
     def adopt(self, best):
         """Take ``best`` as q* if it comes first (a larger obj, or equal and first in the
-        result order); a node's evaluation made at the old q* is then made again."""
+        result order); an evaluation made ahead at the old q* is then kept only where it
+        still holds (specs/rule-boosting.md §16)."""
         order, (query, extent) = best
         if order < best_of(self)[0]:
             self._set_best(-order[0])
