@@ -123,8 +123,8 @@ class _SubtreeSearch(SharedSearch, _Search):
         super()._improve(query, words, objective)
         self.found = True
 
-    def run_slice(self, budget):
-        stop = self.search(self.limits.max_nodes, budget, self.exchange)
+    def run_slice(self, limits, budget):
+        stop = self.search(limits.max_nodes, budget, self.exchange)
         return self.statistics["nodes"], stop
 
     def final_statistics(self):
@@ -150,10 +150,8 @@ def run_task(problem, config, frontier, best, limits, hub=None, search_name=None
         cache = worker_cache(search_name)
         if "prepared" not in cache:
             cache["prepared"] = _Search.prepare(problem)
-        subtree = _SubtreeSearch(problem, config, unpacked(frontier), best, link,
-                                 cache["prepared"])
-        subtree.limits = limits
-        return subtree
+        return _SubtreeSearch(problem, config, unpacked(frontier), best, link,
+                              cache["prepared"])
 
     with np.errstate(divide="ignore", invalid="ignore"):
         return run_search_task(search, limits, hub, search_name, records)

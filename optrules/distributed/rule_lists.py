@@ -192,9 +192,8 @@ def _subtree_search(base):
                 if known is None or entry < known:
                     self.known[key] = entry
 
-        def run_slice(self, budget):
-            return self.run(self.limits.max_nodes, self.limits.max_queue, budget,
-                            self.exchange)
+        def run_slice(self, limits, budget):
+            return self.run(limits.max_nodes, limits.max_queue, budget, self.exchange)
 
         def frontier(self):
             return packed(frontier_of(self))
@@ -265,10 +264,8 @@ def run_task(dataset, lam, config, engine, frontier, best, limits, hub=None,
         config = replace(config, certificate=records)
 
     def search(link):
-        subtree = _SUBTREE_SEARCHES[_engine(dataset, lam, engine)](
+        return _SUBTREE_SEARCHES[_engine(dataset, lam, engine)](
             dataset, lam, config, unpacked(frontier), best, link)
-        subtree.limits = limits
-        return subtree
 
     return run_search_task(search, limits, hub, search_name, records)
 

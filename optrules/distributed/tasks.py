@@ -66,9 +66,9 @@ class TaskLimits:
 class TaskResult:
     """What a task returns: its incumbent (result order key, model), whether it improved it
     itself, the nodes left in its queue (as its coordinator's ``pack`` makes them; nothing
-    when its subtrees are done), its counters, the
-    worker's name, the task's wall and CPU seconds, and its certificate records (count and
-    zlib-compressed JSON lines) when asked for."""
+    when its subtrees are done), its counters, the worker's name, the task's wall and CPU
+    seconds, and its certificate records (count and zlib-compressed JSON lines) when asked
+    for."""
 
     best: tuple
     found: bool
@@ -252,9 +252,10 @@ def _fewer_collections():
 
 def run_search_task(make_search, limits, hub, search_name, records=None):
     """The frame of one task: ``make_search(link)`` builds the search (a
-    :class:`SharedSearch`), which runs as ``search.run_slice(budget)`` within ``limits``
-    (:class:`TaskLimits`; ``budget`` stops it at its slice) and returns (nodes expanded, None
-    or its stop status); then ``search.frontier()`` gives the nodes left when it stopped. It
+    :class:`SharedSearch`), which runs as ``search.run_slice(limits, budget)`` within
+    ``limits`` (:class:`TaskLimits`; ``budget`` stops it at its slice) and returns (nodes
+    expanded, None or its stop status); then ``search.frontier()`` gives the nodes left when
+    it stopped. It
     shares through ``hub`` when given (a :class:`~optrules.distributed.cluster.SearchHub`, or
     its actor's worker address and key; the search's name keys the worker's cache).
     ``records``: the search's :class:`InMemoryRecords`, or None."""
@@ -266,7 +267,7 @@ def run_search_task(make_search, limits, hub, search_name, records=None):
     link = None if hub is None else HubLink(hub, search_name, uuid.uuid4().hex)
     with single_blas_thread(), _fewer_collections():
         search = make_search(link)
-        nodes, stop = search.run_slice(_Slice(search, limits))
+        nodes, stop = search.run_slice(limits, _Slice(search, limits))
         if link is not None:
             search.finish_sharing()
         left = [] if stop is None else search.frontier()
