@@ -100,6 +100,13 @@ def test_cluster_parameters_are_checked(n_workers, scheduler, error, text):
         fit_rule_list(data, lam, n_workers=n_workers, scheduler=scheduler)
 
 
+def test_the_estimators_error_names_it():
+    from optrules.rule_lists.estimator import RuleListClassifier
+    with pytest.raises(ValueError, match="^RuleListClassifier: give 'n_workers'"):
+        RuleListClassifier(n_workers=2, scheduler="tcp://localhost:8786").fit(
+            [[0, 1], [1, 0]], [0, 1])
+
+
 def tiny():
     return BinaryDataset.from_bits(["a", "b"], [[1, 1, 0, 0], [0, 1, 1, 0]], [1, 1, 0, 0]), \
         "1/10"

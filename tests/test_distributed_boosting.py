@@ -134,6 +134,16 @@ def test_distributed_parameters_are_checked(n_workers, scheduler, search, engine
                  scheduler=scheduler)
 
 
+@pytest.mark.parametrize("params, text", [
+    ({"engine": "reference", "n_workers": 2}, "engine='reference'"),
+    ({"n_workers": 2, "scheduler": "tcp://127.0.0.1:1"}, "not both")])
+def test_an_estimators_distributed_errors_name_it(params, text):
+    from optrules.rule_boosting.estimator import OptimalRuleBoostingClassifier
+    X = np.arange(8.0)[:, None]
+    with pytest.raises(ValueError, match=f"^OptimalRuleBoostingClassifier: .*{text}"):
+        OptimalRuleBoostingClassifier(**params).fit(X, X[:, 0] > 3)
+
+
 # ----- on a local cluster of two worker processes (the ``cluster`` fixture) ------------------
 
 @settings(max_examples=8)

@@ -9,7 +9,8 @@ from optrules.base import RuleEstimator, binary_classes, regression_target
 from optrules.data.table import sorted_classes
 from optrules.limits import Budget, interruptible, memory_cap, warn_if_stopped
 from optrules.progress import ProgressLine
-from optrules.rule_boosting.fit import ENGINES, ENSEMBLE_CONSTRAINTS, fit_rule_ensemble
+from optrules.rule_boosting.fit import (ENGINES, ENSEMBLE_CONSTRAINTS, distributed_cluster,
+                                       fit_rule_ensemble)
 from optrules.rule_boosting.model import RuleEnsemble
 from optrules.validation import Boolean, Integer, Options, shown
 
@@ -142,6 +143,11 @@ class _RuleBoosting(RuleEstimator):
             "scheduler")}
         return dict(constraints, loss=[Options(self._losses)], engine=[Options(ENGINES)],
                     verbose=[Integer(0), Boolean()])
+
+    def _validated_params(self):
+        params = super()._validated_params()
+        distributed_cluster(params, type(self).__name__)   # its errors name this estimator
+        return params
 
     def _boost(self, X, y):
         """Validate, then boost on the target encoded by the subclass's loss, within the

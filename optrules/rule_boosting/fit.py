@@ -92,19 +92,27 @@ def _learner(given):
     return getattr(importlib.import_module(ENGINES[given["engine"]]), SEARCHES[given["search"]])
 
 
+def distributed_cluster(given, owner):
+    """The :class:`~optrules.distributed.cluster.Cluster` that ``given``'s ``n_workers`` or
+    ``scheduler`` ask for (None: one process). ValueError naming ``owner`` if both are given,
+    or if the search is not the fast engine's optimal one (the one that runs distributed)."""
+    cluster = cluster_parameters(given["n_workers"], given["scheduler"], owner)
+    if cluster is not None and (given["search"], given["engine"]) != ("optimal", "fast"):
+        raise ValueError(f"{owner}: a distributed search ('n_workers' or 'scheduler') runs the "
+                         f"optimal search of the fast engine; got search={given['search']!r}, "
+                         f"engine={given['engine']!r}.")
+    return cluster
+
+
 @contextlib.contextmanager
 def _learner_on(given, owner):
     """The base learner ``given`` asks for, as ``learner(problem, config)``: in this process,
     or spread over the Dask cluster of ``n_workers``/``scheduler`` (the optimal search of
     the fast engine; specs/distributed.md), started once for every search it makes."""
-    cluster = cluster_parameters(given["n_workers"], given["scheduler"], owner)
+    cluster = distributed_cluster(given, owner)
     if cluster is None:
         yield _learner(given)
         return
-    if (given["search"], given["engine"]) != ("optimal", "fast"):
-        raise ValueError(f"{owner}: a distributed search ('n_workers' or 'scheduler') runs the "
-                         f"optimal search of the fast engine; got search={given['search']!r}, "
-                         f"engine={given['engine']!r}.")
     from optrules.distributed import rule_boosting, tasks
     with cluster.client() as client:
         yield lambda problem, config: rule_boosting.optimal_rule(problem, config,

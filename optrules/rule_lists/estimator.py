@@ -11,7 +11,7 @@ import numpy as np
 from optrules.base import RuleEstimator, sample_weight_vector, target_classes
 from optrules.data.binary_dataset import BinaryDataset
 from optrules.data.mining import mine_antecedents
-from optrules.distributed.cluster import CLUSTER_CONSTRAINTS
+from optrules.distributed.cluster import CLUSTER_CONSTRAINTS, cluster_parameters
 from optrules.limits import (STOP_STATUSES, Budget, Stopped, interruptible, memory_cap,
                              warn_if_stopped)
 from optrules.rule_lists.fit import (BOUNDS, ENGINES, POLICIES, SYMMETRY_MAPS, ProgressLog,
@@ -216,6 +216,12 @@ class RuleListClassifier(RuleEstimator):
         self.trace = trace
         self.n_workers = n_workers
         self.scheduler = scheduler
+
+    def _validated_params(self):
+        params = super()._validated_params()
+        # both 'n_workers' and 'scheduler': the error names this estimator, not fit_rule_list
+        cluster_parameters(params["n_workers"], params["scheduler"], type(self).__name__)
+        return params
 
     # ----- fitting ------------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
