@@ -368,15 +368,11 @@ class _BranchAndBound:
                     known.lower_bound == child.lower_bound and
                     dominance_order(known.prefix()) < dominance_order(child.prefix())):
                 return known
-            self._evict(known, child)
+            self._drop(known, "symmetry", child)
+            self._delete_subtree(known)
         self.symmetry_map[key] = child
         child.map_key = key
         return None
-
-    def _evict(self, known, child):
-        """The map's prefix ``known`` leaves the search: ``child``, of its key, comes first."""
-        self._drop(known, "symmetry", child)
-        self._delete_subtree(known)
 
     def _symmetry_key(self, child, remaining):
         """The child's key in the symmetry map: its antecedents in canonical (ascending) order

@@ -10,7 +10,6 @@ from hypothesis import given, settings, strategies as st
 from distributed_executors import FreshWorkers, Threads
 from optrules.distributed import rule_lists as distributed
 from optrules.distributed import tasks
-from optrules.fast.corels import _VectorisedBranchAndBound
 from optrules.rule_lists.fit import (BOUNDS, POLICIES, SYMMETRY_MAPS, SearchConfig,
                                      _with_sound_minority, fit_rule_list)
 from optrules.verify.instances import RuleListInstance
@@ -208,16 +207,10 @@ def test_a_workers_next_task_knows_its_earlier_tasks_entries(monkeypatch):
     cache can keep them); the one-process list is unchanged."""
     data, lam = _medium()
     witnesses = []
-    search = distributed._SUBTREE_SEARCHES[_VectorisedBranchAndBound]
-    original = search._symmetry_blocker
-
-    def recorded(self, child, remaining):
-        blocker = original(self, child, remaining)
-        if isinstance(blocker, distributed._Remote):      # an earlier task's entry
-            witnesses.append(blocker)
-        return blocker
-
-    monkeypatch.setattr(search, "_symmetry_blocker", recorded)
+    original = distributed._Witness
+    monkeypatch.setattr(distributed, "_Witness",
+                        lambda antecedents: witnesses.append(antecedents) or
+                        original(antecedents))
     result = distributed.corels(_with_sound_minority(data), lam, SearchConfig(), "fast",
                                 distributed.InProcess(time_slice=0, split=True))
     one = fit_rule_list(data, lam)

@@ -103,13 +103,10 @@ def _subtree_search(base):
             self._pop()            # the empty prefix, where a search starts: the frontier instead
             self.statistics["max_queue_size"] = 0
             self.share_through(link)
-            # The map holds this task's prefixes and the other tasks' entries (_Remote): one
-            # lookup serves both. The entries this worker has seen start it (``known``: the
-            # worker's cache for its next tasks); ``outbox``: the prefixes this task added
-            # to its map since it last shared them.
+            # Symmetry-map entries of the other tasks of the search that this worker has seen
+            # (key -> (b, *dominance order)), and the prefixes this task added to its map
+            # since it last shared them.
             self.known = {} if link is None else link.known
-            self.symmetry_map.update(self.known)
-            self.n_remote = len(self.known)
             self.outbox = []
             self.adopt(best)
             for prefix in frontier:
@@ -147,41 +144,34 @@ def _subtree_search(base):
                     self._garbage_collect(self.root)
 
         def _symmetry_blocker(self, child, remaining):
-            """The reference engine's map, which also holds the other tasks' entries: one
-            that comes before the child (smaller (b, dominance order)) removes it as a prefix
-            of this task would (every list extending the child has one extending the entry's
-            prefix that comes first in the result order). Entries stay valid after their
-            prefix has left its task's queue."""
+            """The reference engine's map, and then the other tasks' entries: a prefix that
+            another task recorded for the same key, with a smaller (b, dominance order),
+            removes the child as it would in one process (every list extending the child has
+            one extending it that comes first in the result order). Entries stay valid after
+            their prefix has left its task's queue."""
             blocker = super()._symmetry_blocker(child, remaining)
-            if blocker is None and child.map_key is not None:
-                self.outbox.append(child)
-            return blocker
-
-        def _evict(self, known, child):
-            if isinstance(known, _Remote):     # not this task's: nothing to remove
-                self.n_remote -= 1
-            else:
-                super()._evict(known, child)
+            if blocker is not None or self.config.symmetry_map == "none":
+                return blocker
+            known = self.known.get(child.map_key)
+            if known is not None and known < _entry(child):
+                del self.symmetry_map[child.map_key]
+                child.map_key = None
+                return _Witness(known[2])
+            self.outbox.append(child)
+            return None
 
         def receive(self, entries):
             """Symmetry-map entries of other tasks: each that comes before this task's prefix
             of the same key removes that prefix's subtree, as in one process."""
-            symmetry_map = self.symmetry_map
             for key, entry in entries:
-                local = symmetry_map.get(key)
-                if local is None:
-                    self.n_remote += 1
-                elif isinstance(local, _Remote):
-                    if local.entry <= entry:
-                        continue
-                elif entry < _entry(local):
-                    remote = _Remote(entry)
-                    self._drop(local, "symmetry", remote)
-                    self._delete_subtree(local)         # and its key's entry
-                    self.n_remote += 1
-                else:
+                known = self.known.get(key)
+                if known is not None and known <= entry:
                     continue
-                symmetry_map[key] = _Remote(entry)
+                self.known[key] = entry
+                local = self.symmetry_map.get(key)
+                if local is not None and entry < _entry(local):
+                    self._drop(local, "symmetry", _Witness(entry[2]))
+                    self._delete_subtree(local)
 
         def _update_incumbent(self, child, objective, remaining):
             super()._update_incumbent(child, objective, remaining)
@@ -197,19 +187,10 @@ def _subtree_search(base):
             tasks on this worker: the hub does not return a worker the batches it sent, and
             its cursor has passed them."""
             super().finish_sharing()
-            local = []
-            for key, value in self.symmetry_map.items():
-                if isinstance(value, _Remote):
-                    self.known[key] = value
-                else:
-                    local.append(value)
-            for key, entry in _entries(local):
-                self.known[key] = _Remote(entry)
-
-        def final_statistics(self):
-            statistics = super().final_statistics()
-            statistics["symmetry_map_size"] -= self.n_remote       # this task's prefixes
-            return statistics
+            for key, entry in _entries(self.symmetry_map.values()):
+                known = self.known.get(key)
+                if known is None or entry < known:
+                    self.known[key] = entry
 
         def run_slice(self, limits, budget):
             return self.run(limits.max_nodes, limits.max_queue, budget, self.exchange)
@@ -239,21 +220,14 @@ def _entries(nodes):
     return entries
 
 
-class _Remote:
-    """Another task's symmetry-map entry (b, prefix length, prefix) in this task's map: it
-    removes a child as a prefix of the map does (and names itself as a trie node does)."""
+@dataclass(frozen=True)
+class _Witness:
+    """Another task's prefix that removes a child (it names itself as a trie node does)."""
 
-    __slots__ = ("entry",)
-
-    def __init__(self, entry):
-        self.entry = entry
-
-    @property
-    def lower_bound(self):
-        return self.entry[0]
+    antecedents: tuple
 
     def prefix(self):
-        return list(self.entry[2])
+        return list(self.antecedents)
 
 
 def _trie_child(parent, antecedent, prediction):
