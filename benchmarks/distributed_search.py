@@ -8,12 +8,15 @@ file would stand in for the Dask package of that name.)
 
 Run by hand (the optrules environment with the extra ``distributed``):
     python benchmarks/distributed_search.py [--lam 0.0075 0.005] [--workers 1 2]
-        [--simulate 1 2 4 8] [--simulate-lam 0.0075] [--parity 5:500:7 6:400:7]
+        [--simulate 1 2 4 8] [--simulate-lam 0.0075] [--parity 5:500:7 6:400:7] [--ceiling]
 
 Measured part: per λ, the fast engine in one process, then a local cluster of each size in
 ``--workers`` (cluster start-up included in "wall s", excluded in "search s"): wall seconds, the
 speed-up of the search over one worker, prefixes expanded in all and per worker, and tasks. The
 machine is shared: compare within one run. Needs a quiet machine: every worker wants a core.
+``--ceiling`` adds, per λ and cluster size k > 1, the speed-up of k one-process searches run
+side by side (k times one alone over the slowest of k at once): what the machine itself allows
+k workers that never communicate (on the 2-core machine of specs/distributed.md, about 1.75).
 
 Boosting part (``--parity D:N:K``): noisy parity of dimension D with N samples
 (``optrules.data.synthetic.noisy_parity``, seed 0), propositions at K quantile cut points
@@ -34,6 +37,7 @@ virtual worker.
 import argparse
 import heapq
 import os
+import subprocess
 import sys
 import time
 from fractions import Fraction
@@ -162,6 +166,29 @@ def measured_boosting(problem, workers):
             result, executor.completed, figures.get("nodes_by_worker", "")
 
 
+def one_search(lam_text):
+    """Child (``--one-search``): the fast engine's search in one process; prints its
+    seconds."""
+    from optrules.fast.corels import corels
+    from optrules.rule_lists.fit import SearchConfig
+    data = compas()
+    start = time.perf_counter()
+    corels(data, Fraction(lam_text), SearchConfig())
+    print(time.perf_counter() - start)
+
+
+def machine_ceiling(lam_text, k):
+    """The speed-up k independent one-process searches get side by side (each alone, k times,
+    over the slowest of k run at once): what the machine's shared caches and memory allow k
+    workers, with no communication at all."""
+    def seconds(copies):
+        children = [subprocess.Popen([sys.executable, __file__, "--one-search", lam_text],
+                                     stdout=subprocess.PIPE, text=True) for _ in range(copies)]
+        return [float(child.communicate()[0]) for child in children]
+    alone = seconds(1)[0]
+    return k * alone / max(seconds(k))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lam", nargs="*", default=["0.0075", "0.005"])
@@ -169,8 +196,13 @@ def main():
     parser.add_argument("--simulate", nargs="*", type=int, default=[1, 2, 4, 8])
     parser.add_argument("--simulate-lam", default="0.0075")
     parser.add_argument("--parity", nargs="*", default=["5:500:7", "6:400:7"])
+    parser.add_argument("--ceiling", action="store_true",
+                        help="also run independent one-process searches side by side")
+    parser.add_argument("--one-search", help=argparse.SUPPRESS)
 
     args = parser.parse_args()
+    if args.one_search:
+        return one_search(args.one_search)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     data = compas()
     print(f"{'lambda':>7} {'run':>12} {'status':>8} {'objective':>14} {'wall s':>8} "
@@ -185,6 +217,10 @@ def main():
             print(f"{text:>7} {name:>12} {result.status:>8} {str(result.objective):>14} "
                   f"{wall:>8.1f} {search or wall:>9.1f} {speed_up} {result.nodes_expanded:>9} "
                   f"{len(tasks) if tasks else '':>5}  {per_worker}", flush=True)
+        if args.ceiling:
+            for k in args.workers[1:]:
+                print(f"{text:>7} {f'ceiling x{k}':>12}   (k one-process searches side by "
+                      f"side: {machine_ceiling(text, k):.2f})", flush=True)
     if args.simulate:
         print(f"\nsimulated cluster, lambda {args.simulate_lam}: a static partition after the "
               "first task (CPU seconds of each task, run in this process)")
