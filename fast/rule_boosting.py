@@ -67,7 +67,8 @@ class _RankedArrays(_RankedData):
     """The reference's :class:`_RankedData` (the same attributes, equal values) built with
     array operations: samples by correctly rounded g/h descending (monotone in the exact
     ratio), then by index; a run of equal floats whose exact ratios differ is sorted
-    exactly. Extents and each sample's propositions come from one bit matrix."""
+    exactly. Extents and each sample's propositions come from one bit matrix, and ``packed``
+    holds the extents as packed words (P, words), for :class:`_Floats`."""
 
     def __init__(self, problem):
         n, g, h = problem.n_samples, problem.g, problem.h
@@ -92,7 +93,8 @@ class _RankedArrays(_RankedData):
         words = np.array([bitset.from_int(extent, n) for extent in problem.extents],
                          dtype=np.uint64).reshape(len(problem.extents), bitset.n_words(n))
         bits = bitset.unpack(words, n)[:, order]
-        self.extents = [bitset.to_int(row) for row in bitset.pack(bits)]
+        self.packed = bitset.pack(bits)
+        self.extents = [bitset.to_int(row) for row in self.packed]
         self.row_keys = [int.from_bytes(row.tobytes(), "little")
                          for row in np.packbits(bits.T, axis=1, bitorder="little")]
 
@@ -103,10 +105,11 @@ class _Floats:
     ``g``, ``h`` (in rank order) and ``lam`` are the exact values divided by the scale S and
     correctly rounded. ``relative_error`` bounds the relative error of every bound, of every
     same-sign sum, and (times Σ|g|) the absolute error of Σg (specs/rule-boosting.md §16).
-    ``extents`` are the propositions over ranks, boolean (P, n) and packed (P, words).
+    ``extents`` are the propositions over ranks, boolean (P, n) and packed (P, words) (made
+    from ``data``'s unless ``packed`` gives them).
     """
 
-    def __init__(self, problem, data):
+    def __init__(self, problem, data, packed=None):
         scale = problem.scale
         self.g = np.array([value / scale for value in data.g])
         self.h = np.array([value / scale for value in data.h])
@@ -114,7 +117,7 @@ class _Floats:
         # the exact g and h of each sample as 32-bit limbs: v = Σ_k limb_k·2**(32k), limbs
         # below the top in [0, 2**32), the top one signed and |top| < 2**31; a sum of limbs
         # of at most n ≤ 2**20 samples stays below 2**52, so float64 sums of them are exact
-        bits = max(abs(value).bit_length() for value in data.g + data.h)
+        bits = max(max(data.g), -min(data.g), max(data.h)).bit_length()     # h > 0
         self.limb_count = bits // 32 + 1
         shifts = np.arange(self.limb_count, dtype=object) * 32
         exact = np.array([data.g, data.h], dtype=object)[:, None, :] >> shifts[:, None]
@@ -133,8 +136,10 @@ class _Floats:
         self.scale = scale
         n = len(data.g)
         self.relative_error = (4 * (n + self.limb_count) + 16) * _UNIT_ROUNDOFF
-        self.packed = np.array([bitset.from_int(extent, n) for extent in data.extents],
-                               dtype=np.uint64).reshape(len(data.extents), bitset.n_words(n))
+        if packed is None:
+            packed = np.array([bitset.from_int(extent, n) for extent in data.extents],
+                              dtype=np.uint64).reshape(len(data.extents), bitset.n_words(n))
+        self.packed = packed
         self.extents = bitset.unpack(self.packed, n)
         self.n = n
         # ratio_class[r]: the number of distinct exact g/h ratios before rank r
@@ -495,7 +500,7 @@ class _Search:
         """The problem ranked (exact) and in floats, as a search of it needs them: one
         search's may serve the next (they are only read)."""
         data = _RankedArrays(problem)
-        return data, _Floats(problem, data)
+        return data, _Floats(problem, data, data.packed)
 
     # ----- exact values, when floats cannot decide -------------------------------------------
     def _set_best(self, exact):

@@ -3,11 +3,8 @@ put in front when it ends (specs/certificates.md §1). The problem-specific reco
 by ``optrules.rule_lists.search_certificate`` and ``optrules.rule_boosting.search_certificate``.
 """
 
-import gzip
 import json
 import os
-import shutil
-import tempfile
 from fractions import Fraction
 from pathlib import Path
 
@@ -17,8 +14,12 @@ __all__ = ["SearchRecordWriter", "FORMAT", "VERSION"]
 
 FORMAT, VERSION = "optrules.search-certificate", 1
 
+# gzip, shutil and tempfile are imported where a certificate is written: every search imports
+# this module (the engines' certificate codes), and most write none.
+
 
 def _open(path):
+    import gzip
     return gzip.open(path, "wt", encoding="utf-8") if str(path).endswith(".gz") \
         else open(path, "w", encoding="utf-8")
 
@@ -29,6 +30,7 @@ class SearchRecordWriter:
     handed to :meth:`exact` are divided by it."""
 
     def __init__(self, path, scale):
+        import tempfile
         self.path = Path(path)
         self.scale = scale
         handle, self.records_path = tempfile.mkstemp(prefix=".records-", dir=self.path.parent
@@ -53,6 +55,7 @@ class SearchRecordWriter:
 
     def finish(self, header):
         """Write the file: ``header`` (a dict: the claim), the records, the end line."""
+        import shutil
         self.records.close()
         with _open(self.path) as out, open(self.records_path, encoding="utf-8") as records:
             out.write(json.dumps(dict({"format": FORMAT, "version": VERSION}, **header),

@@ -17,12 +17,10 @@ built with ``np.linspace`` works. Exact fractions read floats through their shor
 representation: ``0.01`` and ``np.float64(0.01)`` both mean 1/100.
 """
 
-import json
 import math
 import numbers
 import os
 import re
-import tempfile
 from fractions import Fraction
 from pathlib import Path
 
@@ -179,6 +177,7 @@ def write_text_atomically(path, text):
     """Write ``text`` (UTF-8) to ``path`` so that the file is either the old one or the whole
     new one, never a part: a second Ctrl-C (which aborts at once, specs/limits.md) or a full
     disk while writing leaves no truncated model or certificate."""
+    import tempfile            # imported where needed, as json below: a fit needs neither
     path = Path(os.path.realpath(path))        # through a symlink, replace its target
     if path.exists() and not path.is_file():   # a device or a pipe is written, not replaced
         path.write_text(text, encoding="utf-8")
@@ -215,6 +214,7 @@ def read_json(path, what):
         one complete JSON document (truncated), nested too deeply, holding such a number, or
         escaping a lone surrogate (``"\\ud800"``, no character).
     """
+    import json
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as error:

@@ -12,8 +12,6 @@ Examples
 (6489, ('sex', 'age', 'juvenile-felonies'), [0, 1])
 """
 
-from importlib import resources
-
 from optrules.data.table import Features, MixedColumnWarning, as_features, read_csv
 
 __all__ = ["DATASETS", "bundled_csv", "read_csv", "as_features", "Features",
@@ -36,6 +34,7 @@ DATASETS = {
 
 def bundled_csv(name):
     """Path-like of a bundled dataset's CSV file (a key of :data:`DATASETS`)."""
+    from importlib import resources    # only here: with tempfile and shutil, it costs 7 ms
     if name not in DATASETS:
         raise ValueError(f"unknown bundled dataset {name!r}; choose from {sorted(DATASETS)}.")
     return resources.files("optrules.data") / DATASETS[name]["file"]

@@ -27,7 +27,6 @@ Raises ``ValueError`` for complex numbers and infinite values and ``TypeError`` 
 are neither text nor numbers (a dict, a list), naming the column.
 """
 
-import csv
 import math
 import numbers
 import warnings
@@ -313,6 +312,7 @@ def read_csv_columns(path):
 
 def _read_columns(path):
     """(columns as :func:`read_csv_columns` gives them, line number where each data row ends)."""
+    import csv                 # only here: a fit of arrays reads no CSV file
     path = Path(path)
     try:
         with path.open(newline="", encoding="utf-8-sig") as handle:  # tolerate a BOM

@@ -10,7 +10,6 @@ Cluster(n_workers=2, scheduler=None)
 """
 
 import contextlib
-import logging
 from dataclasses import dataclass
 
 from optrules.validation import Integer, SchedulerAddress
@@ -46,6 +45,7 @@ class Cluster:
     @contextlib.contextmanager
     def client(self):
         """A Dask client of this cluster (a local cluster is started and closed with it)."""
+        import logging          # with Dask's imports: a one-process search needs none of them
         try:
             import dask
             from distributed import Client, LocalCluster
