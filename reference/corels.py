@@ -364,15 +364,24 @@ class _BranchAndBound:
         key = self._symmetry_key(child, remaining)
         known = self.symmetry_map.get(key)
         if known is not None:
-            if known.lower_bound < child.lower_bound or (
-                    known.lower_bound == child.lower_bound and
-                    dominance_order(known.prefix()) < dominance_order(child.prefix())):
+            if self._comes_first(known, child):
                 return known
-            self._drop(known, "symmetry", child)
-            self._delete_subtree(known)
+            self._evict(known, child)
         self.symmetry_map[key] = child
         child.map_key = key
         return None
+
+    @staticmethod
+    def _comes_first(known, child):
+        """Whether the map's prefix ``known`` comes before ``child``, of the same key."""
+        return known.lower_bound < child.lower_bound or (
+            known.lower_bound == child.lower_bound and
+            dominance_order(known.prefix()) < dominance_order(child.prefix()))
+
+    def _evict(self, known, child):
+        """The map's prefix ``known`` leaves the search: ``child``, of its key, comes first."""
+        self._drop(known, "symmetry", child)
+        self._delete_subtree(known)
 
     def _symmetry_key(self, child, remaining):
         """The child's key in the symmetry map: its antecedents in canonical (ascending) order

@@ -131,7 +131,6 @@ class HubLink:
     def __init__(self, hub, search_name, origin):
         self.hub, self.origin = hub, origin
         self.state = worker_cache(search_name)
-        self.known = self.state["known"]
         self.in_flight, self.sent = None, 0.0
         self.failures = 0
 
