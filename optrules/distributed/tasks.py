@@ -38,7 +38,7 @@ __all__ = ["Coordinator", "HubLink", "InProcess", "OnDask", "SharedSearch", "Tas
 #: Least seconds a task searches before it hands its frontier back when a worker is idle; the
 #: first task (the root of the search) searches less, so that the other workers get work soon.
 TIME_SLICE = 2.0
-FIRST_SLICE = 0.25
+FIRST_SLICE = 0.1
 #: Least seconds between a task's exchanges with the hub (each wakes the worker's event
 #: loop, which then competes with the search for the interpreter).
 EXCHANGE_INTERVAL = 0.1
@@ -53,13 +53,16 @@ class TaskLimits:
     (None: never for that reason), after ``max_nodes`` expansions, or ``seconds_left`` seconds
     (the search's own limits, shared among the tasks; None: none), or when more than
     ``max_queue`` nodes wait in its queue (the search's queue limit: the coordinator then
-    sees them and stops). ``records``: write its search-certificate records."""
+    sees them and stops). ``records``: write its search-certificate records.
+    ``split_wanted``: a worker was idle when the task was dealt (until the hub says otherwise:
+    its answer reaches a task a tenth of a second or two after its first exchange)."""
 
     time_slice: float | None
     max_nodes: int | None = None
     seconds_left: float | None = None
     max_queue: int | None = None
     records: bool = False
+    split_wanted: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -266,6 +269,7 @@ def run_search_task(make_search, limits, hub, search_name, records=None):
     link = None if hub is None else HubLink(hub, search_name, uuid.uuid4().hex)
     with single_blas_thread(), _fewer_collections():
         search = make_search(link)
+        search.split_wanted = limits.split_wanted
         nodes, stop = search.run_slice(limits, _Slice(search, limits))
         if link is not None:
             search.finish_sharing()
@@ -476,6 +480,7 @@ class Coordinator:
         time_slice = self.executor.time_slice
         if nodes == 0 and not self.running and time_slice is not None:     # the first task
             time_slice = min(time_slice, FIRST_SLICE)
+        idle = len(self.running) + parts < self.executor.n_workers      # once these are dealt
         # The search's limits, shared: the nodes left, split among the parts (so that the
         # tasks never expand more than max_nodes in all), and the seconds left; a task whose
         # own queue passes the queue limit hands it back (then the coordinator stops).
@@ -483,7 +488,7 @@ class Coordinator:
             part = self.frontier[k::parts]
             allowance = None if max_nodes is None else left // parts + (k < left % parts)
             limits = TaskLimits(time_slice, allowance, budget.remaining_time(), max_queue,
-                                self.certificate is not None)
+                                self.certificate is not None, idle)
             task = self.executor.submit(self.pack(part), self.best, limits)
             self.running[task] = part
             if allowance is not None:
