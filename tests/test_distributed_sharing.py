@@ -10,6 +10,7 @@ from hypothesis import given, settings, strategies as st
 from distributed_executors import FreshWorkers, Threads
 from optrules.distributed import rule_lists as distributed
 from optrules.distributed import tasks
+from optrules.fast.corels import _VectorisedBranchAndBound
 from optrules.rule_lists.fit import (BOUNDS, POLICIES, SYMMETRY_MAPS, SearchConfig,
                                      _with_sound_minority, fit_rule_list)
 from optrules.verify.instances import RuleListInstance
@@ -273,3 +274,35 @@ def test_ctrl_c_in_the_terminal_stops_a_local_cluster_search_at_once(tmp_path, c
     assert (status, valid) == ("interrupted", "True")
     assert float(seconds) < 5, seconds
     assert "KeyboardInterrupt" not in run.stderr
+
+
+def test_a_cut_task_drops_what_a_pop_would_drop_before_handing_its_queue_back(monkeypatch):
+    """Tasks cut after every prefix: the prefixes of a cut queue that a bound at the current
+    incumbent rejects are dropped by the task (as its pop would), never handed on; the answer
+    is the one-process list."""
+    data, lam = _medium()
+    search = distributed._SUBTREE_SEARCHES[_VectorisedBranchAndBound]
+    handed_on, dropped = [], []
+    original_frontier, original_drop = search.frontier, search._drop
+
+    def frontier(self):
+        packed = original_frontier(self)
+        handed_on.extend((self, prefix) for prefix in distributed.unpacked(packed))
+        return packed
+
+    def drop(self, node, reason, witness=None):
+        dropped.append(reason)
+        original_drop(self, node, reason, witness)
+
+    monkeypatch.setattr(search, "frontier", frontier)
+    monkeypatch.setattr(search, "_drop", drop)
+    result = distributed.corels(_with_sound_minority(data), lam, SearchConfig(), "fast",
+                                distributed.InProcess(time_slice=0, split=True))
+    one = fit_rule_list(data, lam)
+    assert (result.objective, rules(result)) == (one.objective, rules(one))
+    assert handed_on and {"lookahead", "lower_bound"} & set(dropped)
+    for task, prefix in handed_on:         # none that its task's bounds reject at its end
+        bound = prefix.lower_bound + prefix.minority_bound
+        assert not task._no_list_first(bound + task.rule_penalty, lambda: list(
+            prefix.antecedents), len(prefix.antecedents) + 1)
+        assert bound < task.best_objective

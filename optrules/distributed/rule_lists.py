@@ -84,8 +84,13 @@ def unpacked(blob):
 
 def frontier_of(search):
     """The live prefixes waiting in a search's queue, as :class:`Prefix` records."""
+    return _prefixes(search.queued_nodes())
+
+
+def _prefixes(queued):
+    """(priority, trie node) pairs as :class:`Prefix` records."""
     frontier = []
-    for priority, node in search.queued_nodes():
+    for priority, node in queued:
         path = node.path()
         frontier.append(Prefix(tuple(step.antecedent for step in path),
                                tuple(step.prediction for step in path), node.lower_bound,
@@ -222,7 +227,18 @@ def _subtree_search(base):
             return self.run(limits.max_nodes, limits.max_queue, budget, self.exchange)
 
         def frontier(self):
-            return packed(frontier_of(self))
+            """The prefixes left, packed. Those that a pop would drop now (a bound at the
+            current incumbent, which only falls) are dropped here instead, as the pop would
+            (with their certificate records): a queue cut near a search's end is mostly such
+            prefixes, and each would be packed, sent and queued again for nothing."""
+            left = []
+            for priority, node in self.queued_nodes():
+                reason = self._extension_pruned_by(node)
+                if reason is None:
+                    left.append((priority, node))
+                else:
+                    self._drop(node, reason)
+            return packed(_prefixes(left))
 
     return SubtreeSearch
 
