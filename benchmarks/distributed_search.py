@@ -80,7 +80,7 @@ class Simulated:
 
     def __init__(self, n_workers, time_slice):
         from optrules.distributed.rule_lists import InProcess
-        self.inner = InProcess(time_slice, split=n_workers > 1)   # the first task only
+        self.inner = InProcess(time_slice)
         self.n_workers, self.time_slice = n_workers, time_slice
         self.completed = self.inner.completed
         self.free = [0.0] * n_workers            # when each virtual worker is free
@@ -90,12 +90,18 @@ class Simulated:
     def start(self, *args):
         self.inner.start(*args)
 
-    def want_split(self, wanted):
+    def want_split(self, parts):
         pass
 
+    def take_donations(self):
+        return self.inner.take_donations()
+
     def submit(self, frontier, best, limits):
-        result = self.inner.submit(frontier, best, limits)
-        self.inner.hub.want_split(False)              # after the first task: run to the end
+        if self.completed:                  # the k parts: they run to their ends
+            result = self.inner.submit(frontier, best, limits)
+        else:        # the first task, without the hub: it hands its whole queue back
+            inner = self.inner
+            result = inner.function(*inner.arguments, frontier, best, limits, None, inner.name)
         begin = max(self.dealt_at, heapq.heappop(self.free))
         self.ends[id(result)] = begin + result.cpu_seconds
         heapq.heappush(self.free, self.ends[id(result)])

@@ -21,9 +21,13 @@ class _LockedHub(SearchHub):
         super().__init__(best)
         self.lock = threading.Lock()
 
-    def exchange(self, origin, offer, batch, cursor):
+    def exchange(self, origin, offer, batch, cursor, donation=None):
         with self.lock:
-            return super().exchange(origin, offer, batch, cursor)
+            return super().exchange(origin, offer, batch, cursor, donation)
+
+    def take_donations(self):
+        with self.lock:
+            return super().take_donations()
 
 
 class FreshWorkers(InProcess):
@@ -60,8 +64,11 @@ class Threads:
         self.function, self.arguments = task
         self.hub = _LockedHub(best)
 
-    def want_split(self, wanted):
-        self.hub.want_split(wanted)
+    def want_split(self, parts):
+        self.hub.want_split(parts)
+
+    def take_donations(self):
+        return self.hub.take_donations()
 
     def submit(self, frontier, best, limits):
         name = f"{self.name}-{uuid.uuid4().hex}"

@@ -1,11 +1,14 @@
 """Distributed rule-list search (specs/distributed.md): the same optimum and the same rule list
-as one process, with tasks cut after every prefix in this process, and on a local Dask
-cluster of two processes, also when a worker is killed mid-run or the cluster dies."""
+as one process, with tasks cut after every prefix (or giving half their queues away after
+every prefix) in this process, and on a local Dask cluster of two processes, also when a worker
+is killed mid-run or the cluster dies."""
 
+import contextlib
 import json
 import os
 import signal
 from fractions import Fraction
+from unittest import mock
 
 import pytest
 from distributed import Client
@@ -16,6 +19,7 @@ from optrules.data.binary_dataset import BinaryDataset
 from optrules.data.corels_files import load_corels
 from optrules.distributed import rule_lists as distributed
 from optrules.distributed.cluster import SearchHub
+from optrules.distributed.tasks import SharedSearch
 from optrules.rule_lists.fit import (BOUNDS, POLICIES, SYMMETRY_MAPS, SearchConfig,
                                      _finish_certificate, _with_sound_minority, fit_rule_list)
 from optrules.rule_lists.search_certificate import SearchCertificateWriter
@@ -37,13 +41,22 @@ def rescored(data, result):
                              data.classes).objective
 
 
+def cut_not_donate(donates):
+    """Tasks asked for a split hand their whole queue back and end, as a search that cannot
+    give part of it away does (``donates`` False), or give half of it away (True)."""
+    return contextlib.nullcontext() if donates else \
+        mock.patch.object(SharedSearch, "can_donate", lambda self: False)
+
+
+@pytest.mark.parametrize("donates", [False, True])
 @given(rule_list_instances(), st.sampled_from(POLICIES), st.sampled_from(SYMMETRY_MAPS),
        st.sets(st.sampled_from(sorted(BOUNDS)), max_size=2), st.sampled_from(["fast",
                                                                               "reference"]))
-def test_tasks_cut_after_every_prefix_find_the_one_process_list(instance, policy, symmetry_map,
-                                                                 disabled, engine):
-    """Each task expands one prefix and hands its queue back: every prefix is seeded into a
-    new task, with the incumbent and symmetry entries of the others."""
+def test_tasks_split_after_every_prefix_find_the_one_process_list(
+        donates, instance, policy, symmetry_map, disabled, engine):
+    """Each task expands one prefix and hands its queue back, or gives half of its queue
+    away after every prefix and searches on: every prefix given is seeded into a new task,
+    with the incumbent and symmetry entries of the others."""
     data, lam = instance
     options = dict(policy=policy, symmetry_map=symmetry_map, disabled_bounds=disabled)
     one = fit_rule_list(data, lam, engine=engine, **options)
@@ -51,13 +64,88 @@ def test_tasks_cut_after_every_prefix_find_the_one_process_list(instance, policy
                           bounds=frozenset(BOUNDS) - disabled)
     data = _with_sound_minority(data) if "equivalent_points" not in disabled else data
     executor = distributed.InProcess(time_slice=0, split=True)
-    result = distributed.corels(data, one.lam, config, engine, executor)
+    with cut_not_donate(donates):
+        result = distributed.corels(data, one.lam, config, engine, executor)
     assert result.status == "optimal" and result.lower_bound == result.objective
     assert (result.objective, rules(result)) == (one.objective, rules(one))
     assert rescored(data, result) == result.objective
-    assert all(nodes <= 1 for *_, nodes in executor.completed)
-    assert len(executor.completed) >= result.nodes_expanded
     assert result.statistics["tasks"] == len(executor.completed)
+    if donates:           # every task but the first was given parts (one worker: all at once)
+        assert len(executor.completed) <= 1 + result.statistics["donations"]
+    else:
+        assert all(nodes <= 1 for *_, nodes in executor.completed)
+        assert len(executor.completed) >= result.nodes_expanded
+        assert result.statistics["donations"] == 0
+
+
+def test_tasks_give_half_their_queues_away_and_search_on(compas):
+    """COMPAS at λ = 0.04 with every task giving half its queue away after every prefix:
+    many parts given, tasks expanding several prefixes, and the one-process list."""
+    data, lam = compas, Fraction(1, 25)
+    one = fit_rule_list(data, lam)
+    executor = distributed.InProcess(time_slice=0, split=True)
+    result = distributed.corels(_with_sound_minority(data), lam, SearchConfig(), "fast",
+                                executor)
+    assert (result.status, result.objective, rules(result)) == \
+        ("optimal", one.objective, rules(one))
+    assert result.statistics["donations"] >= 10
+    assert max(nodes for *_, nodes in executor.completed) >= 2
+
+
+class _Unreachable(SearchHub):
+    """A hub whose calls that carry part of a queue fail (its worker lost on the way)."""
+
+    def exchange(self, origin, offer, batch, cursor, donation=None):
+        if donation is not None:
+            raise ConnectionError("the hub's worker is gone")
+        return super().exchange(origin, offer, batch, cursor)
+
+
+class _HubFailsOnDonations(distributed.InProcess):
+    def start(self, task, best):
+        super().start(task, best)
+        self.hub = _Unreachable(best)
+        self.hub.want_split(float("inf"))
+
+
+class _LosesDonations(distributed.InProcess):
+    """The hub takes the parts given, and is then lost before the coordinator gets them."""
+
+    def take_donations(self):
+        self.hub.take_donations()
+        return [], 0
+
+
+@pytest.mark.parametrize("certificate", [False, True])
+def test_a_part_whose_call_fails_is_searched_by_its_task(compas, tmp_path, certificate):
+    """A task whose call giving part of its queue away fails searches that part itself,
+    with its records back in place: the one-process list, and an accepted certificate."""
+    data, lam = _with_sound_minority(compas), Fraction(1, 25)
+    path = tmp_path / "search.jsonl.gz"
+    config = SearchConfig(certificate=SearchCertificateWriter(
+        path, lam.denominator * data.n_samples) if certificate else None)
+    result = distributed.corels(data, lam, config, "fast", _HubFailsOnDonations(time_slice=0))
+    one = fit_rule_list(data, lam)
+    assert (result.status, result.objective, rules(result)) == \
+        ("optimal", one.objective, rules(one))
+    assert result.statistics["hub_failures"] > 0 and result.statistics["donations"] == 0
+    if certificate:
+        _finish_certificate(config, data, result, "fast")
+        report = check_search_certificate(path, RuleListInstance.from_dataset(data, lam),
+                                          data.classes)
+        assert report.accepted, report
+
+
+def test_parts_lost_with_the_hub_are_never_called_searched(compas):
+    """Parts of queues that reached the hub but never the coordinator (the hub lost): the
+    search stops as cluster-lost with an exact gap, never "optimal"."""
+    data, lam = _with_sound_minority(compas), Fraction(1, 25)
+    optimum = fit_rule_list(data, lam).objective
+    result = distributed.corels(data, lam, SearchConfig(), "fast",
+                                _LosesDonations(time_slice=0, split=True))
+    assert result.status == "cluster-lost"
+    assert result.lower_bound <= optimum <= result.objective == rescored(data, result)
+    assert result.lower_bound < result.objective
 
 
 @given(rule_list_instances(), st.integers(1, 12), st.sampled_from(["one", "three"]))
@@ -87,6 +175,18 @@ def test_the_hub_keeps_the_best_offer_and_returns_the_others_batches():
     assert hub.exchange("coordinator", None, None, None) == (((7,), "seven"), [], 2, True)
 
 
+def test_the_hub_wants_parts_until_enough_are_given():
+    hub = SearchHub(((10,), "ten"))
+    hub.want_split(2)
+    assert hub.exchange("a", None, None, 0, donation="a's half")[3]     # one more wanted
+    assert not hub.exchange("b", None, None, 0, donation="b's half")[3]
+    assert not hub.exchange("c", None, None, 0)[3]
+    assert hub.take_donations() == ([("a", "a's half"), ("b", "b's half")], 0)
+    assert not hub.exchange("c", None, None, 0)[3]
+    hub.want_split(1)
+    assert hub.exchange("c", None, None, 0)[3]
+
+
 @pytest.mark.parametrize("n_workers, scheduler, error, text", [
     (0, None, ValueError, "'n_workers' parameter of fit_rule_list must be a positive integer"),
     (True, None, TypeError, "'n_workers' parameter of fit_rule_list must be"),
@@ -113,19 +213,22 @@ def tiny():
 
 
 @settings(max_examples=30)
+@pytest.mark.parametrize("donates", [False, True])
 @given(rule_list_instances(), st.sampled_from(SYMMETRY_MAPS))
-def test_the_merged_certificate_of_tasks_cut_after_every_prefix_is_accepted(
-        tmp_path_factory, instance, symmetry_map):
-    """Each task's records, appended as the tasks finish, make one certificate that the
-    checker accepts unchanged (witnesses from other tasks included)."""
+def test_the_merged_certificate_of_tasks_split_after_every_prefix_is_accepted(
+        tmp_path_factory, donates, instance, symmetry_map):
+    """Each task's records, appended as the tasks finish (and a giving task's records so
+    far before its part), make one certificate that the checker accepts unchanged
+    (witnesses from other tasks included)."""
     data, lam = instance
     data = _with_sound_minority(data)
     path = tmp_path_factory.mktemp("certificate") / "search.jsonl.gz"
     total = data.n_samples if data.weights is None else int(data.weights.sum())
     config = SearchConfig(symmetry_map=symmetry_map,
                           certificate=SearchCertificateWriter(path, lam.denominator * total))
-    result = distributed.corels(data, lam, config, "fast",
-                                distributed.InProcess(time_slice=0, split=True))
+    with cut_not_donate(donates):
+        result = distributed.corels(data, lam, config, "fast",
+                                    distributed.InProcess(time_slice=0, split=True))
     _finish_certificate(config, data, result, "fast")
     report = check_search_certificate(path, RuleListInstance.from_dataset(data, lam),
                                       data.classes)

@@ -296,6 +296,7 @@ def test_a_cut_task_drops_what_a_pop_would_drop_before_handing_its_queue_back(mo
 
     monkeypatch.setattr(search, "frontier", frontier)
     monkeypatch.setattr(search, "_drop", drop)
+    monkeypatch.setattr(search, "donates", False)          # hand the whole queue back
     result = distributed.corels(_with_sound_minority(data), lam, SearchConfig(), "fast",
                                 distributed.InProcess(time_slice=0, split=True))
     one = fit_rule_list(data, lam)

@@ -104,38 +104,58 @@ CLUSTER_CONSTRAINTS = {"n_workers": [Integer(1), None], "scheduler": [SchedulerA
 class SearchHub:
     """What the tasks of one search share, held by a Dask actor: the best model offered so far,
     a log of batches of symmetry-map entries (or any facts that only prune), each task
-    reading the batches of the others that it has not seen, and whether the coordinator wants
-    the running tasks to hand back their frontiers (a worker is idle).
+    reading the batches of the others that it has not seen, how many parts of their queues
+    the coordinator wants the running tasks to give away (idle workers), and the parts given
+    that the coordinator has not taken yet.
 
     The best is a pair (result order key, model); an offer replaces it only if its key is
-    smaller, so a late, worse offer never replaces a better one.
+    smaller, so a late, worse offer never replaces a better one. A task is told that a split
+    is wanted while the parts wanted outnumber the parts given and not taken.
 
     Examples
     --------
     >>> hub = SearchHub(((5,), "five"))
     >>> hub.exchange("a", ((3,), "three"), [("k", 1)], 0)
     (((3,), 'three'), [], 1, False)
-    >>> hub.exchange("b", None, [], 0)
+    >>> hub.want_split(1)
+    >>> hub.exchange("b", None, [], 0, donation=b"half of b's queue")
     (((3,), 'three'), [[('k', 1)]], 1, False)
+    >>> hub.take_donations()
+    ([('b', b"half of b's queue")], 0)
     """
 
     def __init__(self, best):
         self.best = best
         self.batches = []                          # (origin, batch)
-        self.split_wanted = False
+        self.parts_wanted = 0
+        self.donations = []                        # (origin, donation) not taken yet
 
-    def want_split(self, wanted):
-        """Ask the running tasks to hand back their frontiers (or to stop asking)."""
-        self.split_wanted = wanted
+    def want_split(self, parts):
+        """Ask the running tasks for ``parts`` parts of their queues (0: stop asking; a bool
+        counts as 0 or 1)."""
+        self.parts_wanted = parts
 
-    def exchange(self, origin, offer, batch, cursor):
-        """Offer ``offer`` (or None) and the batch of entries ``batch`` from ``origin``;
-        returns the best, the other origins' batches after ``cursor`` (none if it is None),
-        the new cursor and whether a split is wanted."""
+    def exchange(self, origin, offer, batch, cursor, donation=None):
+        """Offer ``offer`` (or None), the batch of entries ``batch`` and part of a queue
+        ``donation`` (or None) from ``origin``; returns the best, the other origins' batches
+        after ``cursor`` (none if it is None), the new cursor and whether a split is
+        wanted."""
         if offer is not None and offer[0] < self.best[0]:
             self.best = offer
         if batch:
             self.batches.append((origin, batch))
+        if donation is not None:
+            self.donations.append((origin, donation))
         news = [] if cursor is None else \
             [entries for source, entries in self.batches[cursor:] if source != origin]
-        return self.best, news, len(self.batches), self.split_wanted
+        return self.best, news, len(self.batches), self._split_wanted()
+
+    def take_donations(self):
+        """The coordinator: the parts given since it last asked, (origin, donation) in the
+        order they came, and the parts still wanted (those taken count as dealt)."""
+        donations, self.donations = self.donations, []
+        self.parts_wanted = max(0, self.parts_wanted - len(donations))
+        return donations, self.parts_wanted
+
+    def _split_wanted(self):
+        return self.parts_wanted > len(self.donations)

@@ -33,12 +33,14 @@ from optrules.distributed.cluster import SearchHub
 
 __all__ = ["Coordinator", "HubLink", "InProcess", "OnDask", "SharedSearch", "TaskLimits",
            "TaskResult", "InMemoryRecords", "run_search_task", "worker_cache", "FIRST_SLICE",
-           "TIME_SLICE", "EXCHANGE_INTERVAL", "HUB_TIMEOUT"]
+           "TIME_SLICE", "DONATION_GAP", "EXCHANGE_INTERVAL", "HUB_TIMEOUT"]
 
 #: Least seconds a task searches before it hands its frontier back when a worker is idle; the
 #: first task (the root of the search) searches less, so that the other workers get work soon.
 TIME_SLICE = 2.0
 FIRST_SLICE = 0.1
+#: Least seconds between two parts of its queue that a task gives away while it runs.
+DONATION_GAP = 0.5
 #: Least seconds between a task's exchanges with the hub (each wakes the worker's event
 #: loop, which then competes with the search for the interpreter).
 EXCHANGE_INTERVAL = 0.1
@@ -70,8 +72,8 @@ class TaskResult:
     """What a task returns: its incumbent (result order key, model), whether it improved it
     itself, the nodes left in its queue (as its coordinator's ``pack`` makes them; nothing
     when its subtrees are done), its counters, the worker's name, the task's wall and CPU
-    seconds, and its certificate records (count and zlib-compressed JSON lines) when asked
-    for."""
+    seconds, its certificate records (count and zlib-compressed JSON lines) when asked
+    for, its link's name (``origin``) and how many parts of its queue reached the hub."""
 
     best: tuple
     found: bool
@@ -82,6 +84,8 @@ class TaskResult:
     seconds: float
     cpu_seconds: float
     records: tuple | None = None
+    origin: str | None = None
+    donated: int = 0
 
 
 class InMemoryRecords:
@@ -96,6 +100,21 @@ class InMemoryRecords:
 
     def packed(self):
         return self.count, zlib.compress(self.records.getvalue().encode("utf-8"))
+
+    def take(self):
+        """The records so far, :meth:`packed`; the next start afresh (they go with a part of
+        the queue given away: the coordinator appends them before the part is dealt)."""
+        records = self.packed()
+        self.records, self.count = io.StringIO(), 0
+        return records
+
+    def put_back(self, records):
+        """Records :meth:`take` gave, before those written since (their part came back)."""
+        count, packed = records
+        self.records = io.StringIO(zlib.decompress(packed).decode("utf-8") +
+                                   self.records.getvalue())
+        self.records.seek(0, io.SEEK_END)
+        self.count += count
 
 
 #: Per worker process, per search: what its tasks keep for the search's next task on the
@@ -136,14 +155,18 @@ class HubLink:
         self.state = worker_cache(search_name)
         self.in_flight, self.sent = None, 0.0
         self.failures = 0
+        # Parts of the queue given away: the one in the call in flight, how many calls that
+        # carried one were answered, and those whose call failed (to be searched here).
+        self.donation, self.donated, self.returned = None, 0, []
 
-    def exchange(self, offer, entries, wait=False):
-        """Send ``offer`` and the entries ``entries()`` (a list of facts that only prune)
+    def exchange(self, offer, entries, wait=False, donation=None):
+        """Send ``offer``, the entries ``entries()`` (a list of facts that only prune) and
+        the part of the queue ``donation()`` (bytes, or None; only if ``donation`` is given)
         once the previous call is answered; (the shared best, the other tasks' new batches of
         entries, whether a split is wanted) of an answered call, or None. Returns False when
-        nothing could be sent yet (``entries`` was not called). ``wait``: wait for the answers
-        (at the task's end). A call unanswered for :data:`HUB_TIMEOUT` seconds means the hub
-        is lost."""
+        nothing could be sent yet (neither callable was called). ``wait``: wait for the
+        answers (at the task's end). A call unanswered for :data:`HUB_TIMEOUT` seconds means
+        the hub is lost; a part of the queue whose call failed is then in ``returned``."""
         if self.hub is None:
             return None
         try:
@@ -155,15 +178,26 @@ class HubLink:
             batch = entries()
             # One pickled blob: Dask would serialise a list of big-int keys item by item.
             batch = pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL) if batch else None
-            self.in_flight = self.hub.exchange(self.origin, offer, batch, self.state["cursor"])
+            # After the entries: they include those of the prefixes given away.
+            self.donation = None if donation is None else donation()
+            self.in_flight = self.hub.exchange(self.origin, offer, batch, self.state["cursor"],
+                                               self.donation)
             self.sent = time.perf_counter()
             reply = self._reply(wait)          # answered already in one process
         except Exception:             # the hub's worker is gone: search on without it
             self.hub, self.in_flight, self.failures = None, None, self.failures + 1
+            if self.donation is not None:     # it may not have reached the hub: search it here
+                self.returned.append(self.donation)
+                self.donation = None
             return None
         if earlier is None or reply is None:
             return reply or earlier
         return reply[0], earlier[1] + reply[1], reply[2]
+
+    def can_donate(self):
+        """Whether a part of the queue can go with the next call: the hub is there and no
+        earlier part is on its way."""
+        return self.hub is not None and self.donation is None
 
     def _reply(self, wait):
         """The answer of the call in flight if it has come (or ``wait``), else None."""
@@ -173,6 +207,8 @@ class HubLink:
         self.in_flight = None
         best, news, self.state["cursor"], split = call if isinstance(call, tuple) \
             else call.result(timeout=HUB_TIMEOUT)
+        if self.donation is not None:          # the hub has it
+            self.donated, self.donation = self.donated + 1, None
         return best, [pickle.loads(batch) for batch in news], split
 
 
@@ -183,7 +219,11 @@ class SharedSearch:
 
     The search class supplies ``best_of()`` (its incumbent as the hub's pair), ``adopt(best)``,
     and, if it shares entries, ``outgoing()`` (the entries to send, emptied once sent) and
-    ``receive(entries)``."""
+    ``receive(entries)``. A search that can give part of its queue away while it runs sets
+    ``donates`` and supplies ``donation()`` (the part as bytes, taken out of its queue, or None
+    if too little is queued) and ``take_back(donation)`` (a part whose call failed)."""
+
+    donates = False
 
     def share_through(self, link):
         self.link, self.found, self.split_wanted = link, False, False
@@ -195,6 +235,18 @@ class SharedSearch:
 
     def receive(self, entries):
         pass
+
+    def can_donate(self):
+        """Whether it can give part of its queue away now, through its hub."""
+        return self.donates and self.link is not None and self.link.hub is not None
+
+    def donate(self):
+        """Give part of the queue to the hub with the next call, if one can go now (no call
+        in flight); whether it was tried (the queue may have been too short to split)."""
+        if not self.link.can_donate():
+            return False
+        self.last_exchange = time.perf_counter()
+        return self.share(donate=True) is not False
 
     def exchange(self, nodes_expanded=None, describe=None):
         """Between expansions (a progress hook), at most every :data:`EXCHANGE_INTERVAL`
@@ -210,23 +262,29 @@ class SharedSearch:
         """At the task's end: the last entries, for the other tasks."""
         self.share(wait=True)
 
-    def share(self, wait=False):
+    def share(self, wait=False, donate=False):
         reply = self.link.exchange(self.best_of() if self.found else None, self.outgoing,
-                                   wait)
+                                   wait, self.donation if donate else None)
         if reply is not None and reply is not False:
             best, news, self.split_wanted = reply
             self.adopt(best)
             for entries in news:
                 self.receive(entries)
+        while self.link.returned:
+            self.take_back(self.link.returned.pop())
+        return reply
 
 
 class _Slice:
-    """A task's budget (:class:`TaskLimits`): it stops once it has searched its time slice and
-    expanded a node, if the coordinator wants a split (some worker is idle), and when the
-    search's time is up."""
+    """A task's budget (:class:`TaskLimits`): once it has searched its time slice and
+    expanded a node, if the coordinator wants a split (some worker is idle), it gives part of
+    its queue away and searches on (then again at most every :data:`DONATION_GAP` seconds),
+    or, if it cannot (a search kind that does not, or a lost hub), it stops; and it stops when
+    the search's time is up."""
 
     def __init__(self, search, limits):
         self.search, now = search, time.perf_counter()
+        self.time_slice = limits.time_slice
         self.end = None if limits.time_slice is None else now + limits.time_slice
         self.deadline = None if limits.seconds_left is None else now + limits.seconds_left
 
@@ -236,7 +294,10 @@ class _Slice:
             return "time-limit"
         if self.end is not None and self.search.split_wanted and \
                 self.search.nodes_expanded and now >= self.end:
-            return "time-limit"
+            if not self.search.can_donate():
+                return "time-limit"
+            if self.search.donate():
+                self.end = now + min(self.time_slice, DONATION_GAP)
         return None
 
 
@@ -277,15 +338,19 @@ def run_search_task(make_search, limits, hub, search_name, records=None):
     statistics = search.final_statistics()
     if link is not None:
         statistics["hub_failures"] = link.failures
+        statistics["donations"] = link.donated
     return TaskResult(search.best_of(), search.found, left, nodes, statistics, worker,
                       time.perf_counter() - start, time.thread_time() - start_cpu,
-                      None if records is None else records.packed())
+                      None if records is None else records.packed(),
+                      None if link is None else link.origin,
+                      0 if link is None else link.donated)
 
 
 class InProcess:
     """Runs each task at once in this process, in submission order: tests, and per-task
-    timings for a simulated cluster. With ``split``, every task hands back its frontier after
-    ``time_slice`` seconds (as when a worker is idle); otherwise each runs to its end.
+    timings for a simulated cluster. With ``split``, every task gives away part of its queue
+    (or hands it back) every ``time_slice`` seconds, as when a worker is idle; the parts are
+    dealt out after it ends. Otherwise each runs to its end.
     ``completed`` lists (worker, seconds, CPU seconds, nodes) of every task, as for
     :class:`OnDask`."""
 
@@ -301,10 +366,13 @@ class InProcess:
         self.name = f"optrules-search-{uuid.uuid4().hex}"
         self.function, self.arguments = task
         self.hub = SearchHub(best)
-        self.hub.want_split(self.split)
+        self.hub.want_split(math.inf if self.split else 0)
 
-    def want_split(self, wanted):
+    def want_split(self, parts):
         pass
+
+    def take_donations(self):
+        return self.hub.take_donations()
 
     def submit(self, frontier, best, limits):
         return self.function(*self.arguments, frontier, best, limits, self.hub, self.name)
@@ -363,9 +431,16 @@ class OnDask:
                 if stop is not None:
                     return stop
 
-    def want_split(self, wanted):
+    def want_split(self, parts):
         with contextlib.suppress(Exception):     # a lost hub: the tasks run to their ends
-            self.hub.want_split(wanted).result(timeout=HUB_TIMEOUT)
+            self.hub.want_split(parts).result(timeout=HUB_TIMEOUT)
+
+    def take_donations(self):
+        """The hub's :meth:`~optrules.distributed.cluster.SearchHub.take_donations`; none
+        from a lost hub (the coordinator then finds the parts it lost)."""
+        with contextlib.suppress(Exception):
+            return self.hub.take_donations().result(timeout=HUB_TIMEOUT)
+        return [], 0
 
     def submit(self, frontier, best, limits):
         return self.client.submit(self.function, *self.arguments, frontier, best, limits,
@@ -424,6 +499,7 @@ class Coordinator:
         self.statistics = collections.Counter()
         self.nodes_by_worker = collections.Counter()
         self.split_wanted = None
+        self.donations_taken = collections.Counter()       # origin -> parts taken
         executor.start(task, best)
 
     def run(self, max_nodes, max_queue, budget, progress):
@@ -447,18 +523,26 @@ class Coordinator:
                 if stop is not None:
                     return nodes, self._stop(stop)
                 self._deal(nodes, max_nodes, max_queue, budget)
-                idle = not self.frontier and len(self.running) < self.executor.n_workers
-                if idle != self.split_wanted:            # running tasks: hand back frontiers
-                    self.executor.want_split(idle)
-                    self.split_wanted = idle
+                # Idle workers: the running tasks are asked for parts of their queues.
+                wanted = 0 if self.frontier else self.executor.n_workers - len(self.running)
+                if wanted != self.split_wanted:
+                    self.executor.want_split(wanted)
+                    self.split_wanted = wanted
                 done = self.executor.wait(self.running, timeout=0.1)
+                if done or self.split_wanted:    # a task's parts come before its result
+                    self._take_donations()
             except self.executor.failures:
                 return nodes, self._stop("cluster-lost")
             for task, result in done:
-                del self.running[task]
+                part = self.running.pop(task)
                 self.allowances.pop(task, None)
                 nodes += result.nodes
                 self._merge(result)
+                if result.donated > self.donations_taken.pop(result.origin, 0):
+                    # A part it gave away was lost with the hub: its subtrees are not
+                    # searched, and the task's own part bounds them (their ancestors).
+                    self.frontier.extend(part)
+                    return nodes, self._stop("cluster-lost")
             if progress is not None:         # throttled by the callback itself
                 progress(nodes, self.describe)
         return nodes, None
@@ -505,12 +589,25 @@ class Coordinator:
                 self.statistics[name] += count
         if result.frontier:
             self.frontier.extend(self.unpack(result.frontier))
-        if result.records is not None:
-            count, packed = result.records
-            self.certificate.append(zlib.decompress(packed).decode("utf-8"), count)
+        self._append_records(result.records)
         self.nodes_by_worker[result.worker] += result.nodes
         self.executor.completed.append((result.worker, result.seconds, result.cpu_seconds,
                                         result.nodes))
+
+    def _take_donations(self):
+        """The parts of their queues that running tasks gave away, with the records their
+        tasks wrote before (the parts' parents): the records go to the certificate now,
+        the parts to the frontier."""
+        donations, self.split_wanted = self.executor.take_donations()
+        for origin, (frontier, records) in donations:
+            self.donations_taken[origin] += 1
+            self._append_records(records)
+            self.frontier.extend(self.unpack(frontier))
+
+    def _append_records(self, records):
+        if records is not None:
+            count, packed = records
+            self.certificate.append(zlib.decompress(packed).decode("utf-8"), count)
 
     def _stop(self, status):
         """Stop the running tasks; their frontiers count as not searched. A better model
