@@ -77,6 +77,7 @@ class Simulated:
     """The in-process executor with k virtual workers and a virtual clock (module docstring)."""
 
     failures = ()
+    shares_entries = False            # all tasks read the hub through one worker state
 
     def __init__(self, n_workers, time_slice):
         from optrules.distributed.rule_lists import InProcess

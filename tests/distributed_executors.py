@@ -34,6 +34,8 @@ class FreshWorkers(InProcess):
     """As InProcess, but each task runs as on a new worker (its own cache and hub cursor):
     it receives every batch of entries of the earlier tasks."""
 
+    shares_entries = True
+
     def start(self, task, best):
         super().start(task, best)
         self.names = []
@@ -53,6 +55,7 @@ class Threads:
     hub shared under a lock: entries arrive while the receiving task is searching."""
 
     failures = ()
+    shares_entries = True
 
     def __init__(self, n_workers=3, time_slice=0.0):
         self.n_workers, self.time_slice = n_workers, time_slice

@@ -219,6 +219,16 @@ def test_a_workers_next_task_knows_its_earlier_tasks_entries(monkeypatch):
     assert witnesses
 
 
+def test_entries_go_to_the_hub_only_where_another_worker_reads_them():
+    """One worker (InProcess): the tasks send no entries (the worker's cache has them);
+    tasks as on fresh workers send theirs."""
+    data, lam = _medium()
+    for executor, sent in ((distributed.InProcess(time_slice=0, split=True), False),
+                           (FreshWorkers(time_slice=0, split=True), True)):
+        distributed.corels(_with_sound_minority(data), lam, SearchConfig(), "fast", executor)
+        assert bool(executor.hub.batches) == sent
+
+
 @given(rule_list_instances(), *CONFIGS, st.none() | st.integers(1, 12),
        st.none() | st.integers(1, 20))
 def test_limits_keep_an_exact_gap_with_shared_entries(instance, policy, symmetry_map,

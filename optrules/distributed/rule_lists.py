@@ -194,8 +194,10 @@ def _subtree_search(base):
             self.found = True
 
         def outgoing(self):
-            """The map entries of the prefixes added since the last exchange."""
-            entries, self.outbox = _entries(self.outbox), []
+            """The map entries of the prefixes added since the last exchange (none if its
+            entries are not shared)."""
+            entries = _entries(self.outbox) if self.shares_entries else []
+            self.outbox = []
             return entries
 
         def finish_sharing(self):

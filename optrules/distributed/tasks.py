@@ -57,7 +57,9 @@ class TaskLimits:
     ``max_queue`` nodes wait in its queue (the search's queue limit: the coordinator then
     sees them and stops). ``records``: write its search-certificate records.
     ``split_wanted``: a worker was idle when the task was dealt (until the hub says otherwise:
-    its answer reaches a task a tenth of a second or two after its first exchange)."""
+    its answer reaches a task a tenth of a second or two after its first exchange).
+    ``share_entries``: send its entries to the hub (no use when no other worker reads them:
+    the next task on its own worker has its map)."""
 
     time_slice: float | None
     max_nodes: int | None = None
@@ -65,6 +67,7 @@ class TaskLimits:
     max_queue: int | None = None
     records: bool = False
     split_wanted: bool = False
+    share_entries: bool = True
 
 
 @dataclass(frozen=True, eq=False)
@@ -227,6 +230,7 @@ class SharedSearch:
 
     def share_through(self, link):
         self.link, self.found, self.split_wanted = link, False, False
+        self.shares_entries = True
         self.last_exchange = -math.inf         # the first exchange: before the first node
         self.nodes_expanded = 0
 
@@ -330,7 +334,7 @@ def run_search_task(make_search, limits, hub, search_name, records=None):
     link = None if hub is None else HubLink(hub, search_name, uuid.uuid4().hex)
     with single_blas_thread(), _fewer_collections():
         search = make_search(link)
-        search.split_wanted = limits.split_wanted
+        search.split_wanted, search.shares_entries = limits.split_wanted, limits.share_entries
         nodes, stop = search.run_slice(limits, _Slice(search, limits))
         if link is not None:
             search.finish_sharing()
@@ -356,6 +360,9 @@ class InProcess:
 
     n_workers = 1
     failures = ()
+    #: Entries sent to the hub are never read: the tasks share one worker state, whose hub
+    #: cursor has passed the batches of the earlier tasks (and whose cache has them).
+    shares_entries = False
 
     def __init__(self, time_slice=TIME_SLICE, split=False):
         self.time_slice, self.split = time_slice, split
@@ -407,6 +414,11 @@ class OnDask:
         # The errors that mean the cluster, not the search, failed.
         self.failures = (KilledWorker, FutureCancelledError, FuturesCancelledError,
                          ClosedClientError, CommClosedError, OSError)
+
+    @property
+    def shares_entries(self):
+        """Whether tasks send their entries: only other workers read them."""
+        return self.n_workers > 1
 
     def start(self, task, best):
         """A search whose tasks call ``function(*arguments, ...)`` (``task``) on the workers."""
@@ -572,7 +584,8 @@ class Coordinator:
             part = self.frontier[k::parts]
             allowance = None if max_nodes is None else left // parts + (k < left % parts)
             limits = TaskLimits(time_slice, allowance, budget.remaining_time(), max_queue,
-                                self.certificate is not None, idle)
+                                self.certificate is not None, idle,
+                                self.executor.shares_entries)
             task = self.executor.submit(self.pack(part), self.best, limits)
             self.running[task] = part
             if allowance is not None:
