@@ -219,6 +219,39 @@ def test_a_workers_next_task_knows_its_earlier_tasks_entries(monkeypatch):
     assert witnesses
 
 
+def test_a_task_removes_only_its_own_prefixes(monkeypatch):
+    """A task's map starts as the map of the worker's last task, with that task's prefixes
+    in it: a child or a received entry that comes first replaces such a prefix in the map but
+    never removes it (it is not in this task's trie or queue)."""
+    data, lam = _medium()
+    search = distributed._SUBTREE_SEARCHES[_VectorisedBranchAndBound]
+    deleted, seen, original_delete, original_own = [], [], search._delete_subtree, search._own
+
+    def root_of(node):
+        while node.parent is not None:
+            node = node.parent
+        return node
+
+    def delete_subtree(self, node):
+        deleted.append(root_of(node) is self.root)
+        original_delete(self, node)
+
+    def own(self, known):
+        if type(known) is not tuple:
+            seen.append(root_of(known) is self.root)
+        return original_own(self, known)
+
+    monkeypatch.setattr(search, "_delete_subtree", delete_subtree)
+    monkeypatch.setattr(search, "_own", own)
+    monkeypatch.setattr(search, "donates", False)    # many tasks, each after the last
+    result = distributed.corels(_with_sound_minority(data), lam, SearchConfig(), "fast",
+                                distributed.InProcess(time_slice=0, split=True))
+    one = fit_rule_list(data, lam)
+    assert (result.objective, rules(result)) == (one.objective, rules(one))
+    assert not all(seen)              # prefixes of earlier tasks met a child or an entry
+    assert all(deleted)
+
+
 def test_entries_go_to_the_hub_only_where_another_worker_reads_them():
     """One worker (InProcess): the tasks send no entries (the worker's cache has them);
     tasks as on fresh workers send theirs."""
