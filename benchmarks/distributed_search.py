@@ -9,11 +9,14 @@ file would stand in for the Dask package of that name.)
 Run by hand (the optrules environment with the extra ``distributed``):
     python benchmarks/distributed_search.py [--lam 0.0075 0.005] [--workers 1 2]
         [--simulate 1 2 4 8] [--simulate-lam 0.0075] [--parity 5:500:7 6:400:7] [--ceiling]
+        [--repeat R]
 
 Measured part: per λ, the fast engine in one process, then a local cluster of each size in
 ``--workers`` (cluster start-up included in "wall s", excluded in "search s"): wall seconds, the
 speed-up of the search over one worker, prefixes expanded in all and per worker, and tasks. The
 machine is shared: compare within one run. Needs a quiet machine: every worker wants a core.
+Single runs drift by 10-40% on a shared machine: ``--repeat R`` runs them R times in turn and
+prints the median seconds and speed-ups (over one worker and over one process).
 ``--ceiling`` adds, per λ and cluster size k > 1, the speed-up of k one-process searches run
 side by side (k times one alone over the slowest of k at once): what the machine itself allows
 k workers that never communicate (on the 2-core machine of specs/distributed.md, about 1.75).
@@ -35,8 +38,10 @@ virtual worker.
 """
 
 import argparse
+import collections
 import heapq
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -196,6 +201,19 @@ def machine_ceiling(lam_text, k):
     return k * alone / max(seconds(k))
 
 
+def median_summary(lam_text, seconds):
+    """The median search seconds of each run kind over the repeats, and the median
+    speed-ups over one worker and over one process."""
+    medians = {name: statistics.median(times) for name, times in seconds.items()}
+    parts = [f"{name} {median:.1f} s" for name, median in medians.items()]
+    for name, median in medians.items():
+        if name.endswith("workers"):
+            over = [f"over {base} {medians[base] / median:.2f}x"
+                    for base in ("1 worker", "one process") if base in medians]
+            parts.append(f"{name}: {', '.join(over)}")
+    return f"{lam_text:>7}       median: " + "; ".join(parts)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lam", nargs="*", default=["0.0075", "0.005"])
@@ -205,6 +223,9 @@ def main():
     parser.add_argument("--parity", nargs="*", default=["5:500:7", "6:400:7"])
     parser.add_argument("--ceiling", action="store_true",
                         help="also run independent one-process searches side by side")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="run the rule-list searches this many times, alternating, and "
+                             "print the median speed-ups")
     parser.add_argument("--one-search", help=argparse.SUPPRESS)
 
     args = parser.parse_args()
@@ -215,15 +236,22 @@ def main():
     print(f"{'lambda':>7} {'run':>12} {'status':>8} {'objective':>14} {'wall s':>8} "
           f"{'search s':>9} {'speed-up':>8} {'nodes':>9} {'tasks':>5}  nodes per worker")
     for text in args.lam:
-        lam, one_worker = Fraction(text), None
-        for name, wall, search, result, tasks in measured(data, lam, args.workers):
-            if name == "1 worker":
-                one_worker = search
-            speed_up = f"{one_worker / search:>8.2f}" if search and one_worker else f"{'':>8}"
-            per_worker = result.statistics.get("nodes_by_worker", "")
-            print(f"{text:>7} {name:>12} {result.status:>8} {str(result.objective):>14} "
-                  f"{wall:>8.1f} {search or wall:>9.1f} {speed_up} {result.nodes_expanded:>9} "
-                  f"{len(tasks) if tasks else '':>5}  {per_worker}", flush=True)
+        lam, seconds = Fraction(text), collections.defaultdict(list)
+        for _ in range(args.repeat):
+            one_worker = None
+            for name, wall, search, result, tasks in measured(data, lam, args.workers):
+                if name == "1 worker":
+                    one_worker = search
+                seconds[name].append(search or wall)
+                speed_up = f"{one_worker / search:>8.2f}" if search and one_worker else \
+                    f"{'':>8}"
+                per_worker = result.statistics.get("nodes_by_worker", "")
+                print(f"{text:>7} {name:>12} {result.status:>8} {str(result.objective):>14} "
+                      f"{wall:>8.1f} {search or wall:>9.1f} {speed_up} "
+                      f"{result.nodes_expanded:>9} {len(tasks) if tasks else '':>5}  "
+                      f"{per_worker}", flush=True)
+        if args.repeat > 1:
+            print(median_summary(text, seconds), flush=True)
         if args.ceiling:
             for k in args.workers[1:]:
                 print(f"{text:>7} {f'ceiling x{k}':>12}   (k one-process searches side by "

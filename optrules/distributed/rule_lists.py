@@ -188,12 +188,13 @@ def _subtree_search(base):
         def receive(self, entries):
             """Symmetry-map entries of other tasks: each that comes before this task's prefix
             of the same key removes that prefix's subtree, as in one process."""
+            insert = self.symmetry_map.setdefault      # one hash lookup for a new key
             symmetry_map = self.symmetry_map
             for key, entry in entries:
-                known = symmetry_map.get(key)
-                if known is None:
-                    symmetry_map[key] = entry
-                elif type(known) is tuple:
+                known = insert(key, entry)
+                if known is entry:
+                    continue
+                if type(known) is tuple:
                     if entry < known:
                         symmetry_map[key] = entry
                 elif entry < _entry(known):
