@@ -40,6 +40,7 @@ import time
 import numpy as np
 
 from optrules.blas import single_blas_thread
+from optrules.garbage_collection import fewer_collections
 from optrules.data import bitset
 from optrules.data.binary_dataset import BinaryDataset
 from optrules.reference.corels import _BranchAndBound, _Node, search_result
@@ -478,5 +479,7 @@ def corels(dataset, lam, config):
         search = _BranchAndBound(dataset, lam, config)
     else:
         search = _VectorisedBranchAndBound(merged, lam, config)
-    with single_blas_thread():      # small products: a second thread only costs (optrules.blas)
+    # Small products: a second BLAS thread only costs (optrules.blas); the collector's full
+    # passes walk the trie and map (optrules.garbage_collection).
+    with single_blas_thread(), fewer_collections():
         return search_result(search, dataset, lam, config, start)

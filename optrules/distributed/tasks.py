@@ -19,7 +19,6 @@ Examples
 
 import collections
 import contextlib
-import gc
 import io
 import math
 import pickle
@@ -29,6 +28,7 @@ import zlib
 from dataclasses import dataclass
 
 from optrules.blas import single_blas_thread
+from optrules.garbage_collection import fewer_collections
 from optrules.distributed.cluster import SearchHub
 
 __all__ = ["Coordinator", "HubLink", "InProcess", "OnDask", "SharedSearch", "TaskLimits",
@@ -305,18 +305,6 @@ class _Slice:
         return None
 
 
-@contextlib.contextmanager
-def _fewer_collections():
-    """Python's cyclic garbage collector, run less often during a task: its full passes walk
-    the search's trees and the worker's map entries, hundreds of thousands of objects."""
-    thresholds = gc.get_threshold()
-    gc.set_threshold(100_000, 50, 100)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*thresholds)
-
-
 def run_search_task(make_search, limits, hub, search_name, records=None):
     """The frame of one task: ``make_search(link)`` builds the search (a
     :class:`SharedSearch`), which runs as ``search.run_slice(limits, budget)`` within
@@ -332,7 +320,7 @@ def run_search_task(make_search, limits, hub, search_name, records=None):
         from distributed.actor import Actor
         hub = Actor(SearchHub, *hub)
     link = None if hub is None else HubLink(hub, search_name, uuid.uuid4().hex)
-    with single_blas_thread(), _fewer_collections():
+    with single_blas_thread(), fewer_collections():
         search = make_search(link)
         search.split_wanted, search.shares_entries = limits.split_wanted, limits.share_entries
         nodes, stop = search.run_slice(limits, _Slice(search, limits))
