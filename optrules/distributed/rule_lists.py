@@ -246,8 +246,9 @@ def _subtree_search(base):
             or None if fewer than two would go on. The prefixes leave this task's queue and
             trie; their map entries stay, as another task's would (their subtrees are searched
             there). Those that a pop would drop stay for the pop to drop."""
-            queued = sorted(self.queued_nodes(), key=lambda queued: queued[0])
-            going = [queued for queued in queued if self._extension_pruned_by(queued[1]) is None]
+            queued = sorted(self.queued_nodes(), key=lambda pair: pair[0])
+            going = [(priority, node) for priority, node in queued
+                     if self._extension_pruned_by(node) is None]
             given = going[1::2]
             if not given:
                 return None

@@ -76,7 +76,8 @@ class TaskResult:
     itself, the nodes left in its queue (as its coordinator's ``pack`` makes them; nothing
     when its subtrees are done), its counters, the worker's name, the task's wall and CPU
     seconds, its certificate records (count and zlib-compressed JSON lines) when asked
-    for, its link's name (``origin``) and how many parts of its queue reached the hub."""
+    for, and its link's name (``origin``; ``statistics["donations"]`` counts the parts of its
+    queue that reached the hub under that name)."""
 
     best: tuple
     found: bool
@@ -88,7 +89,6 @@ class TaskResult:
     cpu_seconds: float
     records: tuple | None = None
     origin: str | None = None
-    donated: int = 0
 
 
 class InMemoryRecords:
@@ -164,7 +164,7 @@ class HubLink:
 
     def exchange(self, offer, entries, wait=False, donation=None):
         """Send ``offer``, the entries ``entries()`` (a list of facts that only prune) and
-        the part of the queue ``donation()`` (bytes, or None; only if ``donation`` is given)
+        the part of the queue ``donation()`` (or None; only if ``donation`` is given)
         once the previous call is answered; (the shared best, the other tasks' new batches of
         entries, whether a split is wanted) of an answered call, or None. Returns False when
         nothing could be sent yet (neither callable was called). ``wait``: wait for the
@@ -223,8 +223,9 @@ class SharedSearch:
     The search class supplies ``best_of()`` (its incumbent as the hub's pair), ``adopt(best)``,
     and, if it shares entries, ``outgoing()`` (the entries to send, emptied once sent) and
     ``receive(entries)``. A search that can give part of its queue away while it runs sets
-    ``donates`` and supplies ``donation()`` (the part as bytes, taken out of its queue, or None
-    if too little is queued) and ``take_back(donation)`` (a part whose call failed)."""
+    ``donates`` and supplies ``donation()`` (the part taken out of its queue, as its
+    coordinator's ``pack`` makes it, and its certificate records so far or None; None if too
+    little is queued) and ``take_back(donation)`` (a part whose call failed)."""
 
     donates = False
 
@@ -334,8 +335,7 @@ def run_search_task(make_search, limits, hub, search_name, records=None):
     return TaskResult(search.best_of(), search.found, left, nodes, statistics, worker,
                       time.perf_counter() - start, time.thread_time() - start_cpu,
                       None if records is None else records.packed(),
-                      None if link is None else link.origin,
-                      0 if link is None else link.donated)
+                      None if link is None else link.origin)
 
 
 class InProcess:
@@ -538,7 +538,8 @@ class Coordinator:
                 self.allowances.pop(task, None)
                 nodes += result.nodes
                 self._merge(result)
-                if result.donated > self.donations_taken.pop(result.origin, 0):
+                given = result.statistics.get("donations", 0)
+                if given > self.donations_taken.pop(result.origin, 0):
                     # A part it gave away was lost with the hub: its subtrees are not
                     # searched, and the task's own part bounds them (their ancestors).
                     self.frontier.extend(part)
