@@ -12,7 +12,9 @@ from optrules.distributed import rule_lists as distributed
 from optrules.distributed import tasks
 from optrules.fast.corels import _VectorisedBranchAndBound
 from optrules.rule_lists.fit import (BOUNDS, POLICIES, SYMMETRY_MAPS, SearchConfig,
-                                     _with_sound_minority, fit_rule_list)
+                                     _finish_certificate, _with_sound_minority, fit_rule_list)
+from optrules.rule_lists.search_certificate import SearchCertificateWriter
+from optrules.verify.search_certificate import check_search_certificate
 from optrules.verify.instances import RuleListInstance
 from optrules.verify.oracle import optimal_rule_list
 from optrules.verify.rescore import rescore_rule_list
@@ -202,21 +204,28 @@ def test_a_time_limit_holds_on_a_cluster_without_workers():
     assert outcome and outcome[0].status == "time-limit"
 
 
-def test_a_workers_next_task_knows_its_earlier_tasks_entries(monkeypatch):
+def test_a_workers_next_task_knows_its_earlier_tasks_entries(monkeypatch, tmp_path):
     """InProcess is one worker: every task after the first should prune with the map entries
     of the earlier ones (the hub's cursor passes a worker's own batches, so only the worker's
-    cache can keep them); the one-process list is unchanged."""
+    cache can keep them); the one-process list is unchanged, and the certificate, whose
+    witnesses these entries name, is accepted."""
     data, lam = _medium()
+    data = _with_sound_minority(data)
     witnesses = []
     original = distributed._Witness
     monkeypatch.setattr(distributed, "_Witness",
-                        lambda antecedents: witnesses.append(antecedents) or
-                        original(antecedents))
-    result = distributed.corels(_with_sound_minority(data), lam, SearchConfig(), "fast",
+                        lambda *entry: witnesses.append(entry) or original(*entry))
+    path = tmp_path / "search.jsonl.gz"
+    config = SearchConfig(certificate=SearchCertificateWriter(path, lam.denominator * 200))
+    result = distributed.corels(data, lam, config, "fast",
                                 distributed.InProcess(time_slice=0, split=True))
     one = fit_rule_list(data, lam)
     assert (result.objective, rules(result)) == (one.objective, rules(one))
     assert witnesses
+    _finish_certificate(config, data, result, "fast")
+    report = check_search_certificate(path, RuleListInstance.from_dataset(data, lam),
+                                      data.classes)
+    assert report.accepted, report
 
 
 def test_a_task_removes_only_its_own_prefixes(monkeypatch):
@@ -350,3 +359,39 @@ def test_a_cut_task_drops_what_a_pop_would_drop_before_handing_its_queue_back(mo
         assert not task._no_list_first(bound + task.rule_penalty, lambda: list(
             prefix.antecedents), len(prefix.antecedents) + 1)
         assert bound < task.best_objective
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 300).flatmap(lambda n: st.tuples(
+    st.just(n), *[st.tuples(st.integers(0, 2 ** 70), st.lists(
+        st.integers(0, n - 1), min_size=1, max_size=min(n, 8), unique=True))] * 2)))
+def test_a_sent_entry_orders_and_names_its_prefix_as_the_prefix_does(instance):
+    """Another task's entry (two ints) compares with another entry as (b, *dominance order)
+    does, the order of the map's ties (prefixes of any lengths: the captured map's keys hold
+    several), and decodes to its prefix (the witness of the prune)."""
+    from optrules.reference.corels import _Node, dominance_order
+    n, *prefixes = instance
+    bits = distributed._entry_bits(n)
+    entries = []
+    for bound, antecedents in prefixes:
+        node = _Node(None, None, 0, 0, 0, 0)
+        for antecedent in antecedents:
+            node = _Node(antecedent, node, bound, 0, 0, 0)
+        [key], [head], [digits] = distributed._entries([_Mapped(node)], bits)
+        entry = head, digits
+        assert key == "key" and distributed._decoded(entry, bits) == tuple(antecedents)
+        entries.append((entry, (bound, *dominance_order(antecedents)), node))
+    (first, first_order, _), (second, second_order, node) = entries
+    assert distributed._comes_before(first, node, bits) == (first_order < second_order)
+    assert (first < second, first == second) == (first_order < second_order,
+                                                 first_order == second_order)
+
+
+class _Mapped:
+    """A trie node with a map key, as :func:`distributed._entries` reads it."""
+
+    def __init__(self, node):
+        self.node, self.map_key, self.deleted = node, "key", False
+
+    def __getattr__(self, name):
+        return getattr(self.node, name)

@@ -163,7 +163,7 @@ class HubLink:
         self.donation, self.donated, self.returned = None, 0, []
 
     def exchange(self, offer, entries, wait=False, donation=None):
-        """Send ``offer``, the entries ``entries()`` (a list of facts that only prune) and
+        """Send ``offer``, the entries ``entries()`` (facts that only prune, or None) and
         the part of the queue ``donation()`` (or None; only if ``donation`` is given)
         once the previous call is answered; (the shared best, the other tasks' new batches of
         entries, whether a split is wanted) of an answered call, or None. Returns False when
@@ -221,8 +221,8 @@ class SharedSearch:
     its entries, adopting the shared incumbent and the other tasks' entries.
 
     The search class supplies ``best_of()`` (its incumbent as the hub's pair), ``adopt(best)``,
-    and, if it shares entries, ``outgoing()`` (the entries to send, emptied once sent) and
-    ``receive(entries)``. A search that can give part of its queue away while it runs sets
+    and, if it shares entries, ``outgoing()`` (the entries to send, emptied once sent; None
+    if none) and ``receive(entries)``. A search that can give part of its queue away while it runs sets
     ``donates`` and supplies ``donation()`` (the part taken out of its queue, as its
     coordinator's ``pack`` makes it, and its certificate records so far or None; None if too
     little is queued) and ``take_back(donation)`` (a part whose call failed)."""
@@ -236,7 +236,7 @@ class SharedSearch:
         self.nodes_expanded = 0
 
     def outgoing(self):
-        return []
+        return None
 
     def receive(self, entries):
         pass
