@@ -23,11 +23,17 @@ _INSTALL = "pip install 'optrules[distributed]'"
 #: each worker's stack 100 times a second, taking the interpreter lock from the search each
 #: time; and glibc's own threshold for returning freed memory to the system, not Dask's 64 KiB
 #: (with it, a search task's CPU time grew by a quarter to a half: COMPAS λ = 0.01, one task,
-#: 5.7-6.8 s against 4.5-4.8 s, 4.4-4.6 s in the client). Give a remote cluster's workers the
-#: same settings (specs/distributed.md).
+#: 5.7-6.8 s against 4.5-4.8 s, 4.4-4.6 s in the client). Its processes (and the scheduler in
+#: this one) also wake up less: the event loop's blocked-loop check every second, not every
+#: 20 ms, and the dashboard's system monitor every 5 s, not 0.5 s. An idle cluster of two
+#: workers took 46 ms of CPU a second in this process and 20 ms in each worker; 19 and 7-9 ms
+#: so (the search's cores do the rest). Give a remote cluster's workers the same settings
+#: (specs/distributed.md).
 QUIET_WORKERS = {"distributed.worker.profile.enabled": False,
                  "distributed.admin.system-monitor.gil.enabled": False,
-                 "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
+                 "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+                 "distributed.admin.tick.interval": "1s",
+                 "distributed.admin.system-monitor.interval": "5s"}
 
 
 class DistributedUnavailable(ImportError):
