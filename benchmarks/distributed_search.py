@@ -28,7 +28,7 @@ one process, then each cluster size, with the same columns (nodes: query nodes e
 
 Simulated part (``--simulate``): the coordinator deals the frontier to k virtual workers, but
 runs every task in this process, one after another. The first task hands its queue back after
-FIRST_SLICE (0.1 s: the other workers are idle), the k parts then run to their ends: a static
+FIRST_SLICE (0.02 s: the other workers are idle), the k parts then run to their ends: a static
 partition, without the rebalancing of a real cluster (which needs tasks side by side in time). Each
 task's CPU seconds make a virtual schedule: a task starts when the coordinator dealt it, on the
 first free worker. A task sees all that earlier tasks shared and nothing of later ones (a rough
