@@ -346,3 +346,31 @@ def test_limits_stop_the_tasks_too(cluster, compas):
     assert by_time.status == "time-limit" and by_time.seconds < 4
     for result in (by_nodes, by_time):
         assert result.lower_bound <= optimum <= result.objective == rescored(compas, result)
+
+
+class _Giver:
+    """What :class:`tasks._Slice` reads of a search: a split is wanted, a node expanded."""
+
+    split_wanted, nodes_expanded = True, 1
+
+    def __init__(self, can_give):
+        self.can_give, self.given = can_give, 0
+
+    def can_donate(self):
+        return self.can_give
+
+    def donate(self):
+        self.given += 1
+        return True
+
+
+def test_a_task_gives_parts_after_the_donation_gap_and_stops_only_if_it_cannot(monkeypatch):
+    """A task dealt near a search's end (a long time slice) gives a part once it has searched
+    DONATION_GAP, not its whole slice; one that cannot give stops after its slice only."""
+    from optrules.distributed import tasks
+    monkeypatch.setattr(tasks, "DONATION_GAP", 0.0)
+    limits = tasks.TaskLimits(time_slice=3600.0)
+    giver, keeper = _Giver(True), _Giver(False)
+    assert tasks._Slice(giver, limits).stop_reason() is None and giver.given == 1
+    assert tasks._Slice(keeper, limits).stop_reason() is None and keeper.given == 0
+    assert tasks._Slice(keeper, tasks.TaskLimits(time_slice=0.0)).stop_reason() == "time-limit"

@@ -288,28 +288,30 @@ class SharedSearch:
 
 
 class _Slice:
-    """A task's budget (:class:`TaskLimits`): once it has searched its time slice and
-    expanded a node, if the coordinator wants a split (some worker is idle), it gives part of
-    its queue away and searches on (then again at most every :data:`DONATION_GAP` seconds),
-    or, if it cannot (a search kind that does not, or a lost hub), it stops; and it stops when
-    the search's time is up."""
+    """A task's budget (:class:`TaskLimits`): while the coordinator wants a split (some worker
+    is idle) and once the task has expanded a node, it gives part of its queue away and
+    searches on, at most every :data:`DONATION_GAP` seconds (or its time slice, if shorter:
+    the first one too, so that a task dealt near a search's end gives soon to the worker that
+    ends first), or, if it cannot (a search kind that does not, or a lost hub), it stops
+    after its time slice; and it stops when the search's time is up."""
 
     def __init__(self, search, limits):
         self.search, now = search, time.perf_counter()
         self.time_slice = limits.time_slice
         self.end = None if limits.time_slice is None else now + limits.time_slice
+        self.next_part = None if limits.time_slice is None else \
+            now + min(limits.time_slice, DONATION_GAP)
         self.deadline = None if limits.seconds_left is None else now + limits.seconds_left
 
     def stop_reason(self):
         now = time.perf_counter()
         if self.deadline is not None and now >= self.deadline:
             return "time-limit"
-        if self.end is not None and self.search.split_wanted and \
-                self.search.nodes_expanded and now >= self.end:
+        if self.end is not None and self.search.split_wanted and self.search.nodes_expanded:
             if not self.search.can_donate():
-                return "time-limit"
-            if self.search.donate():
-                self.end = now + min(self.time_slice, DONATION_GAP)
+                return "time-limit" if now >= self.end else None
+            if now >= self.next_part and self.search.donate():
+                self.next_part = now + min(self.time_slice, DONATION_GAP)
         return None
 
 
