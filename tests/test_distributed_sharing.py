@@ -216,7 +216,7 @@ def test_a_workers_next_task_knows_its_earlier_tasks_entries(monkeypatch, tmp_pa
     monkeypatch.setattr(distributed, "_Witness",
                         lambda *entry: witnesses.append(entry) or original(*entry))
     path = tmp_path / "search.jsonl.gz"
-    config = SearchConfig(certificate=SearchCertificateWriter(path, lam.denominator * 200))
+    config = SearchConfig(certificate=SearchCertificateWriter(path, lam.denominator * data.n_samples))
     result = distributed.corels(data, lam, config, "fast",
                                 distributed.InProcess(time_slice=0, split=True))
     one = fit_rule_list(data, lam)

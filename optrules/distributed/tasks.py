@@ -229,8 +229,8 @@ class SharedSearch:
 
     The search class supplies ``best_of()`` (its incumbent as the hub's pair), ``adopt(best)``,
     and, if it shares entries, ``outgoing()`` (the entries to send, emptied once sent; None
-    if none) and ``receive(entries)``. A search that can give part of its queue away while it runs sets
-    ``donates`` and supplies ``donation()`` (the part taken out of its queue, as its
+    if none) and ``receive(entries)``. A search that can give part of its queue away while it
+    runs sets ``donates`` and supplies ``donation()`` (the part taken out of its queue, as its
     coordinator's ``pack`` makes it, and its certificate records so far or None; None if too
     little is queued) and ``take_back(donation)`` (a part whose call failed)."""
 
