@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import signal
+import threading
 from fractions import Fraction
 from unittest import mock
 
@@ -252,6 +253,18 @@ def test_on_two_workers_the_optimum_and_list_are_the_one_process_ones(cluster, i
     assert result.status == "optimal"
     assert (result.objective, rules(result)) == (one.objective, rules(one))
     assert rescored(data, result) == result.objective
+
+
+def test_the_hub_answers_on_its_workers_event_loop(cluster):
+    """The hub's methods run on its worker's event loop: no worker starts Dask's actor
+    thread (a hop to it and back made the search on that worker wait for the interpreter
+    lock twice more per call)."""
+    data, lam = tiny()
+    assert fit_rule_list(data, lam, scheduler=cluster.scheduler_address).status == "optimal"
+    with Client(cluster) as client:
+        threads = client.run(lambda: [thread.name for thread in threading.enumerate()])
+    assert threads and not [name for names in threads.values() for name in names
+                            if "Actor" in name]
 
 
 @pytest.mark.slow

@@ -19,6 +19,7 @@ Examples
 
 import collections
 import contextlib
+import functools
 import io
 import math
 import pickle
@@ -328,7 +329,7 @@ def run_search_task(make_search, limits, hub, search_name, records=None):
     worker = _worker_name()
     if isinstance(hub, tuple):                  # an actor's (worker address, key)
         from distributed.actor import Actor
-        hub = Actor(SearchHub, *hub)
+        hub = OnEventLoop(Actor(SearchHub, *hub))
     link = None if hub is None else HubLink(hub, search_name, uuid.uuid4().hex)
     with single_blas_thread(), fewer_collections():
         search = make_search(link)
@@ -394,6 +395,19 @@ class InProcess:
         _forget(self.name)
 
 
+class OnEventLoop:
+    """A :class:`~optrules.distributed.cluster.SearchHub` actor whose methods run on its
+    worker's event loop, not in the worker's actor thread (Dask's ``separate_thread=False``):
+    they are a few list operations, and each hop to that thread and back is two more waits
+    for the interpreter lock, which the search on the hub's worker holds."""
+
+    def __init__(self, actor):
+        self.actor = actor
+
+    def __getattr__(self, method):
+        return functools.partial(getattr(self.actor, method), separate_thread=False)
+
+
 class OnDask:
     """Runs the tasks on a Dask client's cluster, sharing the incumbent (and entries) through
     a :class:`~optrules.distributed.cluster.SearchHub` actor. A task lost with its worker is
@@ -433,7 +447,7 @@ class OnDask:
         stop status if it stops first, else None."""
         while True:
             try:
-                self.hub = self.hub_future.result(timeout=0.1)
+                self.hub = OnEventLoop(self.hub_future.result(timeout=0.1))
                 return None
             except TimeoutError:
                 stop = budget.stop_reason()
@@ -452,8 +466,9 @@ class OnDask:
         return [], 0
 
     def submit(self, frontier, best, limits):
+        actor = self.hub.actor
         return self.client.submit(self.function, *self.arguments, frontier, best, limits,
-                                  (self.hub._address, self.hub.key), self.name, pure=False,
+                                  (actor._address, actor.key), self.name, pure=False,
                                   retries=self.retries)
 
     def wait(self, handles, timeout):
