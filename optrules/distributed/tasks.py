@@ -329,7 +329,7 @@ def run_search_task(make_search, limits, hub, search_name, records=None):
     worker = _worker_name()
     if isinstance(hub, tuple):                  # an actor's (worker address, key)
         from distributed.actor import Actor
-        hub = OnEventLoop(Actor(SearchHub, *hub))
+        hub = _OnEventLoop(Actor(SearchHub, *hub))
     link = None if hub is None else HubLink(hub, search_name, uuid.uuid4().hex)
     with single_blas_thread(), fewer_collections():
         search = make_search(link)
@@ -395,7 +395,7 @@ class InProcess:
         _forget(self.name)
 
 
-class OnEventLoop:
+class _OnEventLoop:
     """A :class:`~optrules.distributed.cluster.SearchHub` actor whose methods run on its
     worker's event loop, not in the worker's actor thread (Dask's ``separate_thread=False``):
     they are a few list operations, and each hop to that thread and back is two more waits
@@ -447,7 +447,7 @@ class OnDask:
         stop status if it stops first, else None."""
         while True:
             try:
-                self.hub = OnEventLoop(self.hub_future.result(timeout=0.1))
+                self.hub = _OnEventLoop(self.hub_future.result(timeout=0.1))
                 return None
             except TimeoutError:
                 stop = budget.stop_reason()
