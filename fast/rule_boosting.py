@@ -247,9 +247,8 @@ class _Floats:
         group_rows = group_rows[order]
         counts = np.bincount(group_rows, minlength=len(usable))
         items = representatives[order], rank[order], sums[:, order]
-        terms_g, terms_h = _terms(group_rows, counts, items[2][0], items[2][1])
-        return _Groups(items, np.concatenate(([0], np.cumsum(counts))),
-                       self._scan(terms_g, terms_h)[0])
+        terms, = _terms(group_rows, counts, _complex(items[2][0], items[2][1]))
+        return _Groups(items, np.concatenate(([0], np.cumsum(counts))), self._scan(terms)[0])
 
     def exact_sums(self, sums):
         """Exact Σg, Σh (scaled by S, Python integers in object arrays) of items' ``sums``
@@ -291,37 +290,38 @@ class _Floats:
     def children(self, stacked, candidates, owner):
         """Σg, λ + Σh, Σ|g| and Thm 3.1's bound of every child I ∩ I(p_a), a in
         ``candidates``, of the node ``owner`` (its row of ``stacked``: :func:`_terms` of its
-        groups' Σg, Σh and samples) over that node's groups: a child holds whole groups. The
-        sums are those of the scan's two halves (each of one sign), so Σg has absolute error
-        below ``relative_error``·Σ|g| and the others relative error below it."""
-        terms_g, terms_h, columns = stacked
+        groups' Σg + iΣh and samples) over that node's groups: a child holds whole groups.
+        The sums are those of the scan's two halves (each of one sign), so Σg has absolute
+        error below ``relative_error``·Σ|g| and the others relative error below it."""
+        terms, columns = stacked
         # a flat take is twice as fast as the equivalent 3-d fancy index, and of booleans (1
-        # byte) faster than of floats; terms times booleans are the terms or exact zeros
+        # byte) faster than of floats; a term times a boolean (1 + 0i or 0) is the term or
+        # an exact zero: (a + bi)(1 + 0i) = (a - b·0) + (a·0 + b)i exactly
         inside = self.extents.take(candidates[:, None, None] * self.n + columns[owner])
-        child_g, child_h = terms_g[owner], terms_h[owner]
-        child_g *= inside
-        child_h *= inside
-        bound, sums_g, sums_h = self._scan(child_g, child_h)
+        child = terms[owner]
+        child *= inside
+        bound, sums_g, sums_h = self._scan(child)
         return (sums_g[:, 0] + sums_g[:, 1], self.lam + sums_h[:, 0] + sums_h[:, 1],
                 sums_g[:, 0] - sums_g[:, 1], bound)
 
-    def _scan(self, terms_g, terms_h):
-        """Thm 3.1 per row of (rows, 2, width) group sums ``terms_g``, ``terms_h`` (the
-        groups with g ≥ 0 in order, the negative ones in reverse, each left-aligned):
-        cumulative sums per half (terms of one sign, other terms exact zeros: relative error
-        below ``relative_error``), the largest G²/(λ + H); and each half's Σg and Σh.
-        Works in place, overwriting both arrays: temporaries of their size cost more than
-        the arithmetic (a third of the time of the children's scans)."""
-        sums_g = np.cumsum(terms_g, axis=2, out=terms_g)
-        sums_h = np.cumsum(terms_h, axis=2, out=terms_h)
-        if not terms_g.size:                                    # no rows or no terms
-            return np.zeros(len(terms_g)), sums_g.sum(axis=2), sums_h.sum(axis=2)
-        totals_g, totals_h = sums_g[:, :, -1].copy(), sums_h[:, :, -1].copy()
+    def _scan(self, terms):
+        """Thm 3.1 per row of (rows, 2, width) group sums ``terms``, Σg + iΣh (the groups
+        with g ≥ 0 in order, the negative ones in reverse, each left-aligned): cumulative
+        sums per half (terms of one sign, other terms exact zeros: relative error below
+        ``relative_error``), the largest G²/(λ + H); and each half's Σg and Σh. The sums are
+        complex so that one cumulative sum makes both: a complex sum adds the real parts and
+        the imaginary parts, as two float sums would, at the cost of one (numpy's cumulative
+        sum is slow per element, not per addition). Overwrites ``terms``."""
+        sums = np.cumsum(terms, axis=2, out=terms)
+        if not terms.size:                                      # no rows or no terms
+            totals = sums.sum(axis=2)
+            return np.zeros(len(terms)), totals.real, totals.imag
+        totals = sums[:, :, -1]
         # 0/0 (λ = 0, nothing summed yet) is NaN, which fmax passes over
-        values = np.multiply(sums_g, sums_g, out=sums_g)
-        np.divide(values, np.add(sums_h, self.lam, out=sums_h), out=values)
+        values = np.square(sums.real)
+        np.divide(values, np.add(sums.imag, self.lam), out=values)
         return (np.fmax.reduce(values.reshape(len(values), -1), axis=1, initial=0.0),
-                totals_g, totals_h)
+                totals.real.copy(), totals.imag.copy())
 
     def objectives(self, total_g, total_d, total_abs):
         """Float obj (scaled like eq. 2.3 times 2n, unscaled by S) and its absolute error
@@ -354,14 +354,21 @@ class _Groups:
                 np.array([high - low for _, low, high in ranges]))
 
 
+def _complex(real, imaginary):
+    """real + i·imaginary, exactly (without a product)."""
+    values = np.empty(len(real), np.complex128)
+    values.real, values.imag = real, imaginary
+    return values
+
+
 def _terms(group_rows, counts, *values):
     """Thm 3.1's terms of groups given flat by row (``group_rows``, ascending; ``counts``
-    per row), then G/H descending, with ``values[0]`` their float Σg: for each of
+    per row), then G/H descending, with ``values[0]`` their float Σg + iΣh: for each of
     ``values`` (one per group), a (rows, 2, width) array for :meth:`_Floats._scan`, the
     groups with g ≥ 0 in order in half 0 (those with g = 0, last, only lower G²/D), the
     negative ones in reverse in half 1, left-aligned; a row is as wide as its longer half,
     other entries zeros. (A float Σg has its exact sign, §16.)"""
-    negative = values[0] < 0
+    negative = values[0].real < 0
     negatives = np.bincount(group_rows[negative], minlength=len(counts))
     width = np.maximum(negatives, counts - negatives).max(initial=0)
     column = np.arange(len(group_rows)) - (np.cumsum(counts) - counts)[group_rows]
@@ -776,8 +783,9 @@ class _Search:
         # every node's groups, flat, for its children's sums and bounds and their groups
         batch.items, widths = _Groups.flat_items([node.groups for node in nodes])
         total_g, total_d, total_abs, batch.child_bounds = floats.children(
-            _terms(np.repeat(np.arange(len(nodes)), widths), widths, batch.items[2][0],
-                   batch.items[2][1], batch.items[0]), batch.candidates, batch.row_owner)
+            _terms(np.repeat(np.arange(len(nodes)), widths), widths,
+                   _complex(batch.items[2][0], batch.items[2][1]), batch.items[0]),
+            batch.candidates, batch.row_owner)
         batch.values, batch.errors = floats.objectives(total_g, total_d, total_abs)
         # per node, what its expansion counts if line 11 fails for all its children (surely
         # so when the largest float obj + error is below the incumbent, as in _improves):
