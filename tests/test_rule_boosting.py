@@ -15,6 +15,7 @@ from hypothesis import given, strategies as st
 
 from optrules.data import bitset
 from optrules.limits import Budget
+from optrules.fast import rule_boosting as fast_boosting
 from optrules.reference import rule_boosting as reference_boosting
 from optrules.rule_boosting.fit import ENGINES, BaseLearnerConfig, fit_rule, fit_rule_ensemble
 from optrules.rule_boosting.gradient_problem import GradientProblem
@@ -260,6 +261,53 @@ def test_fast_base_learners_make_the_reference_search(instance, search, apx, max
     else:
         options = dict(max_depth=max_depth)
     _same_search(problem, search, **options)
+
+
+def test_fast_batch_size_grows_when_evaluations_ahead_are_used_and_shrinks_when_not():
+    """specs §16: every window of expansions, the batch grows by half (up to 40) when at least
+    90% of the nodes evaluated ahead were expanded with that evaluation, and shrinks by a third
+    (down to 10) when fewer than 80% were."""
+    batch_size = fast_boosting._BatchSize()
+    sizes = []
+    for used in [True] * 5 + [False] * 5:
+        for _ in range(batch_size.WINDOW):
+            batch_size.evaluated_ahead(1)
+            batch_size.expanded(used)
+        sizes.append(batch_size.size)
+    assert sizes == [15, 22, 33, 40, 40, 26, 17, 11, 10, 10]
+    batch_size.evaluated_ahead(20)                    # 85% used: no change
+    for used in [True] * 17 + [False] * (batch_size.WINDOW - 17):
+        batch_size.expanded(used)
+    assert batch_size.size == 10 and batch_size.expansions == 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_fast_search_is_the_reference_search_while_the_batch_size_changes(seed):
+    """The batch size changes which evaluations are made ahead, never a decision: from 2
+    nodes up, with a window of 3 expansions, so that it changes often on a small problem
+    (checked), the fast search is still the reference's, node for node and counter for
+    counter."""
+    rng = np.random.default_rng(seed)
+    n = 80
+    extents = rng.random((10, n)) < 0.5
+    g = np.where(rng.random(n) < 0.5, 0.5, -0.5) * rng.integers(1, 4, n)
+    problem = GradientProblem.from_values(extents, [f"p{j}" for j in range(10)], g,
+                                          np.full(n, 0.25), 1)
+    sizes = []
+
+    class Recorded(fast_boosting._BatchSize):
+        SMALLEST, WINDOW = 2, 3
+
+        def expanded(self, with_evaluation_ahead):
+            super().expanded(with_evaluation_ahead)
+            sizes.append(self.size)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fast_boosting, "_BatchSize", Recorded)
+        _same_search(problem, "optimal")
+        _same_search(problem, "optimal", equivalence_pruning=False)
+    changes = {(after > before) - (after < before) for before, after in zip(sizes, sizes[1:])}
+    assert changes == {-1, 0, 1}                        # it grew and it shrank
 
 
 @pytest.mark.parametrize("g, h, lam, apx", [
