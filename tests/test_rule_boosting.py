@@ -281,6 +281,24 @@ def test_fast_batch_size_grows_when_evaluations_ahead_are_used_and_shrinks_when_
     assert batch_size.size == 10 and batch_size.expansions == 0
 
 
+@given(st.lists(st.integers(0, 300), min_size=1, max_size=60))
+def test_fast_width_classes_cover_each_row_once_at_its_classs_widest(widths):
+    """specs §16: the children of a batch are scanned in classes of widths; each row is in one
+    class, scanned at the widest width of its class (at least its own)."""
+    widths = np.array(widths)
+    seen = np.zeros(len(widths), int)
+    for width, rows in fast_boosting._width_classes(widths):
+        members = np.arange(len(widths))[rows]
+        seen[members] += 1
+        assert width == widths[members].max()
+    assert (seen == 1).all()
+
+
+def test_fast_width_classes_split_only_where_it_pays():
+    assert len(fast_boosting._width_classes(np.array([100] * 50 + [2] * 200))) == 2
+    assert len(fast_boosting._width_classes(np.array([100] * 50 + [90] * 10))) == 1
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_fast_search_is_the_reference_search_while_the_batch_size_changes(seed):
     """The batch size changes which evaluations are made ahead, never a decision: from 2
