@@ -300,6 +300,32 @@ def test_fast_width_classes_split_only_where_it_pays():
 
 
 @pytest.mark.parametrize("seed", range(4))
+def test_fast_search_is_the_reference_search_with_scans_split_by_every_width(seed):
+    """With no cost a call, a batch's children are scanned in one class per distinct width
+    (checked): the fast search is still the reference's, node for node."""
+    rng = np.random.default_rng(seed)
+    n = 80
+    extents = rng.random((10, n)) < 0.5
+    g = rng.integers(-3, 4, n) / 2
+    problem = GradientProblem.from_values(extents, [f"p{j}" for j in range(10)], g,
+                                          np.full(n, 0.25), 1)
+    splits = []
+    classes = fast_boosting._width_classes
+
+    def recorded(widths):
+        found = classes(widths)
+        splits.append(len(found))
+        return found
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fast_boosting, "_CALL_CELLS", 0)
+        patch.setattr(fast_boosting, "_width_classes", recorded)
+        _same_search(problem, "optimal")
+        _same_search(problem, "optimal", max_depth=2)
+    assert max(splits) > 1
+
+
+@pytest.mark.parametrize("seed", range(4))
 def test_fast_search_is_the_reference_search_while_the_batch_size_changes(seed):
     """The batch size changes which evaluations are made ahead, never a decision: from 2
     nodes up, with a window of 3 expansions, so that it changes often on a small problem
