@@ -40,9 +40,7 @@ must agree. ``--props quantile`` gives optrules ``quantile:(k-1)`` instead.
 import argparse
 import json
 import os
-import subprocess
 import sys
-import tempfile
 import time
 
 import numpy as np
@@ -94,11 +92,11 @@ def as_optrules(X, names, items):
     from optrules.data.propositions import Proposition, PropositionSet
     propositions = []
     for feature, operator, v in items:
-        values = np.unique(X[:, names.index(feature)])
-        if operator == "<=" and v < values[-1]:
+        values = X[:, names.index(feature)]
+        if operator == "<=" and v < values.max():
             propositions.append(Proposition(feature, "<=", v))
-        elif operator == ">=" and v > values[0]:
-            propositions.append(Proposition(feature, ">", float(values[values < v][-1])))
+        elif operator == ">=" and v > values.min():
+            propositions.append(Proposition(feature, ">", float(values[values < v].max())))
     bits = np.array([p.evaluate(X[:, names.index(p.feature)]) for p in propositions])
     return PropositionSet(tuple(propositions), bitset.pack(bits).reshape(
         len(propositions), bitset.n_words(len(X))), len(X))
@@ -174,6 +172,10 @@ def run_one(name, tool, path, rules):
 def timed(python, *arguments):
     """(wall seconds, peak RSS in MB, parsed JSON output) of one child process running this
     script (os.wait4 gives the child's own resource usage); the error's last line if it failed."""
+    # the parent's modules are imported where the parent uses them: a child's wall time
+    # is its tool's, and their import would add some 13 ms to it
+    import subprocess
+    import tempfile
     start = time.perf_counter()
     with tempfile.TemporaryFile("w+") as err:
         child = subprocess.Popen([python, __file__, *arguments], stdout=subprocess.PIPE,
@@ -247,6 +249,7 @@ def main():
         parser.error("--props realkd needs realkd (--realkd)")
     tools = (["realkd"] if args.realkd else []) + args.engine
     compile_optrules()
+    import tempfile
     with tempfile.TemporaryDirectory() as folder:
         for name in args.datasets:
             run_dataset(name, folder, tools, args)
@@ -255,6 +258,7 @@ def main():
 def compile_optrules():
     """Write the bytecode of optrules' modules (its package folders), as installing it does;
     in a child process, so that the parent does not import optrules."""
+    import subprocess
     subprocess.run([sys.executable, "-c", (
         "import compileall, importlib.util\n"
         "for package in ('optrules', 'optrules.fast', 'optrules.reference'):\n"

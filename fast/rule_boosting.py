@@ -372,15 +372,23 @@ def _width_classes(widths):
     rows), rows a slice or an index array, by dynamic programming over the distinct widths
     (few). A padded column repeats a row's last partial sums, so any width at least a row's
     gives it the same values."""
-    levels, counts = np.unique(widths, return_counts=True)
+    counts = np.bincount(widths)
+    levels = np.flatnonzero(counts)
     if len(levels) < 2:
         return [(int(levels.max(initial=0)), slice(None))]
-    below = np.concatenate(([0], np.cumsum(counts))).tolist()   # rows of the first k widths
+    below = np.concatenate(([0], np.cumsum(counts[levels]))).tolist()  # rows of first k widths
     levels = levels.tolist()
+    # cost[j]: the least cost of the rows of the first j widths, the last class from cut[j]
+    # (the first cheapest: ties go to the fewest rows in the last class)
     cost, cut = [0] * (len(levels) + 1), [0] * (len(levels) + 1)
-    for j in range(1, len(levels) + 1):         # the first j widths, the last class from cut
-        cost[j], cut[j] = min((cost[i] + (below[j] - below[i]) * levels[j - 1] + _CALL_CELLS, i)
-                              for i in range(j))
+    for j in range(1, len(levels) + 1):
+        level, rows = levels[j - 1], below[j]
+        least, least_cut = math.inf, 0
+        for i in range(j):
+            candidate = cost[i] + (rows - below[i]) * level
+            if candidate < least:
+                least, least_cut = candidate, i
+        cost[j], cut[j] = least + _CALL_CELLS, least_cut
     classes, j = [], len(levels)
     while j:
         i = cut[j]
