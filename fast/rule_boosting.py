@@ -517,8 +517,9 @@ class _Node:
     """An open node: its query, packed extent, the propositions the queries below it may add,
     its float bound over the groups they make, its queue key and those groups; its
     augmentations (a, b, c) as arrays (b floats, inf for none yet), whose bounds were computed
-    on its parent's extent and groups; exact bounds once some comparison needed them; the
-    batch (:class:`_Batch`, its index there) it was evaluated in ahead of its expansion."""
+    on its parent's extent and groups; exact bounds once some comparison needed them (its
+    augmentations': shared with its siblings, whose lists are the same); the batch
+    (:class:`_Batch`, its index there) it was evaluated in ahead of its expansion."""
 
     __slots__ = ("query", "words", "bound", "key", "augment", "bounds", "critical",
                  "parent_words", "usable", "parent_usable", "groups", "exact_bound",
@@ -1026,12 +1027,14 @@ class _Search:
         if note.active:
             self._note_children(refined, low, high, not limited, note)
         bounds = refined.bounds[low:high]
+        exact_bounds = {}           # of the children's list, on this node's extent: shared
         for j, a, bound, key in refined.pushed[refined.pushed_starts[i]:
                                                refined.pushed_starts[i + 1]]:
             child = _Node(node.query + (a,), refined.child_words[refined.kept[j]], bound, key,
                           augment, bounds, critical, node.words, refined.usable_below[j],
                           node.usable, (refined.groups, j))
             child.exact_bound = refined.exact.get(j)
+            child.exact_bounds = exact_bounds
             self._push(child)
             note(a, "queued")
 
