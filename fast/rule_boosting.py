@@ -379,7 +379,7 @@ def _width_classes(widths):
     below = np.concatenate(([0], np.cumsum(counts[levels]))).tolist()  # rows of first k widths
     levels = levels.tolist()
     # cost[j]: the least cost of the rows of the first j widths, the last class from cut[j]
-    # (the first cheapest: ties go to the fewest rows in the last class)
+    # (the smallest such cut on a tie)
     cost, cut = [0] * (len(levels) + 1), [0] * (len(levels) + 1)
     for j in range(1, len(levels) + 1):
         level, rows = levels[j - 1], below[j]
