@@ -14,6 +14,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+import optrules.limits
 from optrules import RuleListClassifier, load_model
 from optrules.cli import main
 from optrules.data.mining import count_candidates, mine_antecedents
@@ -34,7 +35,6 @@ def _random_numeric(n_rows=400, n_columns=20, seed=0):
 
 # ----- memory ----------------------------------------------------------------------------------
 def test_memory_cap_stops_the_search_at_the_first_read_over_the_cap(monkeypatch):
-    import optrules.limits
     reads = []                                   # every read of the resident memory, in MB
 
     def recorded():
