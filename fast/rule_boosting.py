@@ -1105,10 +1105,11 @@ def _float_keys(values):
 
 #: The float range the error bounds of specs §16 need: every nonzero |g_i|, every h_i, λ (when
 #: not 0) and α within [2**-_RANGE, 2**_RANGE], the scale S at most 2**_SCALE_RANGE (floats in
-#: the range have S ≤ 2**252; a nonzero exact sum over S is then ≥ 2**-500), at most 2**20
-#: samples. Then no sum, square, quotient or error term overflows or leaves the normal range
-#: (§16); elsewhere the reference engine runs.
-_RANGE, _SCALE_RANGE = 200, 500
+#: the range have S ≤ 2**252), at most 2**20 samples. A nonzero exact sum over S that cancels
+#: is then ≥ 1/S, an objective or bound ≥ 1/(S²·2**221), and u·α times it ≥ 2**-1022: no sum,
+#: square, quotient or error term overflows or leaves the normal range (§16); elsewhere the
+#: reference engine runs.
+_RANGE, _SCALE_RANGE = 200, 274
 
 
 def _floats_are_safe(problem, alpha):

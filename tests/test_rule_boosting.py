@@ -371,6 +371,39 @@ def test_fast_base_learners_outside_the_float_range(g, h, lam, apx):
     _same_search(problem, "greedy")
 
 
+def _cancelling_problem(scale_bits):
+    """Two disjoint propositions whose Σg cancel to 3/2**scale_bits (g within the float range,
+    S = 2**scale_bits), with Σh 3·2**75 + 1 and 3·2**75 + 2: p0's objective is larger than
+    p1's by a relative 2**-76, below a float's precision."""
+    big = Fraction(2) ** 200
+    near = -(big - Fraction(3, 2**scale_bits))
+    g = [big, near, 0, big, near, 0, 0]
+    h = [2**76, 2**75, 1, 2**76, 2**75, 2, 2**100]
+    extents = np.array([[1, 1, 1, 0, 0, 0, 0], [0, 0, 0, 1, 1, 1, 0]], dtype=bool)
+    return GradientProblem.from_values(extents, ["p0", "p1"], g, h, 0)
+
+
+def test_fast_base_learners_with_subnormal_objectives():
+    """Found by review: with S = 2**500 (allowed until 2026-11-27) the objectives are about
+    2**-1100, subnormal floats not rounded within u; the fast search took p1 over p0 and
+    called it optimal. Beyond S = 2**274 the reference search runs (specs §16)."""
+    problem = _cancelling_problem(500)
+    assert not fast_boosting._floats_are_safe(problem, Fraction(1))
+    _same_search(problem, "optimal")
+    _same_search(problem, "greedy")
+    assert fit_rule(problem, engine="fast").query == (0,)
+
+
+def test_fast_base_learners_at_the_edge_of_the_scale_range():
+    """At S = 2**274 the fast engine runs (its floats stay normal: specs §16), and the two
+    objectives, equal as floats, are told apart exactly."""
+    problem = _cancelling_problem(274)
+    assert fast_boosting._floats_are_safe(problem, Fraction(1))
+    _same_search(problem, "optimal")
+    _same_search(problem, "greedy")
+    assert fit_rule(problem, engine="fast").query == (0,)
+
+
 @given(st.integers(0, 2**32 - 1), st.sampled_from([0, 1, 2]), st.integers(2, 4))
 def test_fast_base_learners_with_massive_ties(seed, lam, depth):
     """Parity-like data: equal |g|, so many children have exactly equal bounds and objectives
