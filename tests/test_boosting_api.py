@@ -11,7 +11,7 @@ from optrules import load_model
 from optrules.cli import main
 from optrules.data import bitset
 from optrules.data.synthetic import noisy_parity
-from optrules.rule_boosting.fit import fit_rule_ensemble
+from optrules.rule_boosting.fit import fit_rule, fit_rule_ensemble
 from optrules.rule_boosting.gradient_problem import GradientProblem
 from optrules.rule_boosting.model import RuleEnsemble
 from optrules.verify.instances import RuleInstance
@@ -58,6 +58,18 @@ def test_gradient_problem_holds_the_exact_values_scaled_to_integers():
     assert [Fraction(v, problem.scale) for v in problem.g] == exact_g
     assert [Fraction(v, problem.scale) for v in problem.h] == exact_h
     assert Fraction(problem.lam, problem.scale) == Fraction(1, 10)
+
+
+def test_gradient_problem_takes_numpy_integer_scalars_as_python_ints():
+    """Found by review: a list of numpy integers kept numpy integers (whose ``Fraction`` does),
+    and both engines crashed on them (``bit_length``), or overflowed scaling them by S."""
+    g = [np.int64(-1), np.int64(-1), np.int32(1), np.uint8(1)]
+    problem = GradientProblem.from_values([[1, 1, 0, 0]], ["p0"], g, [np.int16(1)] * 4,
+                                          Fraction(1, 2**70))
+    assert {type(v) for v in problem.g + problem.h} == {int}
+    assert [Fraction(v, problem.scale) for v in problem.g] == [-1, -1, 1, 1]
+    for engine in ("fast", "reference"):
+        assert fit_rule(problem, engine=engine).query == (0,)
     with pytest.raises(ValueError, match="g contains a non-finite value"):
         GradientProblem.from_values([[1, 0]], ["a"], [0.5, float("nan")], [1, 1], 0)
     with pytest.raises(ValueError, match="min h = -0.5"):

@@ -27,7 +27,8 @@ __all__ = ["GradientProblem"]
 def _exact(values, what):
     """Each value exactly as (numerator, denominator) in lowest terms: a float's binary value
     (``float.as_integer_ratio``, much faster than a Fraction, which boosting makes n of per
-    round), anything else through ``Fraction``."""
+    round), anything else through ``Fraction`` (as Python ints: a numpy integer's
+    ``Fraction`` keeps numpy integers, which overflow)."""
     exact = []
     for value in values:
         if isinstance(value, (float, np.floating)):
@@ -36,7 +37,7 @@ def _exact(values, what):
             exact.append(float(value).as_integer_ratio())
         else:
             value = Fraction(value)
-            exact.append((value.numerator, value.denominator))
+            exact.append((int(value.numerator), int(value.denominator)))
     return exact
 
 
