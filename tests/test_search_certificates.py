@@ -277,6 +277,12 @@ def test_rulelist_writes_and_check_certificate_replays(tmp_path, capsys):
         main(["check-certificate", str(rejected), "--corels-out", str(out)])
     assert usage.value.code == 2
     assert "CORELS input needs both" in capsys.readouterr().err
+    # found by review: a gzip file damaged within its first line was an internal error
+    for damaged in (certificate.read_bytes()[:40], b"\x1f\x8b\x08\x00garbage\n"):
+        cut = tmp_path / "cut.jsonl.gz"
+        cut.write_bytes(damaged)
+        assert main(["check-certificate", str(cut)] + corels) == 2
+        assert f"error: {cut}: unreadable (" in capsys.readouterr().err
     label.write_text("")
     assert main(["check-certificate", str(rejected)] + corels) == 2
     assert "optrules check-certificate: error: " in capsys.readouterr().err

@@ -2,6 +2,7 @@
 
 import gzip
 import json
+import zlib
 from fractions import Fraction
 
 from optrules.rule_boosting.losses import LOSSES
@@ -95,11 +96,14 @@ def _rule_list_instance(args, parser, lam):
 def _header(path):
     """(kind, λ) from the certificate's header: the instance is built with them, and the
     checker then compares its digest with the header's."""
-    with open(path, "rb") as handle:
-        first = handle.readline()
-    if first[:2] == b"\x1f\x8b":
-        with gzip.open(path, "rt", encoding="utf-8") as handle:
+    try:
+        with open(path, "rb") as handle:
             first = handle.readline()
+        if first[:2] == b"\x1f\x8b":
+            with gzip.open(path, "rt", encoding="utf-8") as handle:
+                first = handle.readline()
+    except (OSError, EOFError, UnicodeDecodeError, zlib.error) as error:  # a damaged gzip
+        raise ValueError(f"{path}: unreadable ({error}).") from None
     try:
         header = json.loads(first)
         kind = header["kind"]
