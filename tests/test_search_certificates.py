@@ -36,7 +36,8 @@ def searches(draw):
         bits[1] = bits[0]                                     # equivalent prefixes
     weights = None
     if draw(st.booleans()):
-        weights = draw(st.lists(st.integers(1, 4), min_size=n_samples, max_size=n_samples))
+        weights = draw(st.lists(st.sampled_from([1, 2, 3, 4, Fraction(1, 2), Fraction(3, 7)]),
+                                min_size=n_samples, max_size=n_samples))
     classes = tuple(f"c{c}" for c in range(n_classes))
     data = BinaryDataset.from_bits([f"a{m}" for m in range(n_antecedents)], bits, labels,
                                    classes=classes, sample_weight=weights)
@@ -157,6 +158,16 @@ def other_model(records):
     records[0]["model"]["rules"] = records[0]["model"]["rules"][:-1]
 
 
+def move_counts(records):
+    """A sample moved from the first rule's counts to the default's: the counts still sum to
+    the total weight and the re-score is unchanged (found by review: it was accepted)."""
+    model = records[0]["model"]
+    rule_counts, default_counts = model["rules"][0]["class_counts"], model["default_counts"]
+    k = next(c for c, count in enumerate(rule_counts) if int(count))
+    rule_counts[k] = int(rule_counts[k]) - 1
+    default_counts[k] = int(default_counts[k]) + 1
+
+
 def child_code(records):
     record = records[first(records, "expanded", lambda r: "h" in r["children"])]
     record["children"] = record["children"].replace("h", "s", 1)
@@ -168,6 +179,7 @@ def child_code(records):
     (swap_witness, "witness"),
     (claim_lower, "re-scores to"),
     (other_model, "re-scores to"),
+    (move_counts, "the model's class counts of rule 0 are"),
     (child_code, "fails its code 's'"),
     (lambda records: records.pop(), "truncated"),
     (lambda records: records.pop(first(records, "dropped")), "does not count"),

@@ -171,6 +171,12 @@ class _Replay(Replay):
         if rescored.objective * self.unit != self.claim:
             raise Rejected(f"the model re-scores to {rescored.objective}, not the claimed "
                            f"{header['claimed_objective']}")
+        stated = [rule.class_counts for rule in model.rules] + [model.default_counts]
+        for (rule, captured, _), counts in zip(rescored.captures, stated):
+            if counts is not None and tuple(counts) != captured:
+                raise Rejected(f"the model's class counts of rule {rule} are "
+                               f"{[str(c) for c in counts]}, not the data's "
+                               f"{[str(c) for c in captured]}")
 
     def summary(self):
         return (f"{self.expanded_count} expanded prefixes, "
