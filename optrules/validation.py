@@ -260,13 +260,24 @@ def json_object(value, where, fields, optional=()):
 
 
 def json_number(value, where, *, low=0, integer=False):
-    """``value`` if it is a finite JSON number (an integer when ``integer``; never a boolean)
-    >= ``low``; ValueError naming the path ``where`` otherwise."""
-    if isinstance(value, bool) or not isinstance(value, int if integer else (int, float)) or \
-            (isinstance(value, float) and not math.isfinite(value)) or value < low:
+    """``value`` if it is a finite JSON number >= ``low`` (never a boolean): when ``integer``,
+    an integer below 2**63 (numpy's int64 holds it), else as a float (an integer no float
+    holds is refused: numpy would keep it as a Python object); ValueError naming the path
+    ``where`` otherwise."""
+    number, valid = value, isinstance(value, int if integer else (int, float)) and \
+        not isinstance(value, bool)
+    if valid and not integer:
+        try:
+            number = float(value)
+        except OverflowError:
+            number = math.inf
+    if not valid or not low <= number < math.inf:
         raise ValueError(f"{where} must be {'an integer' if integer else 'a finite number'} "
                          f">= {low}; got {shown(value)}.")
-    return value
+    if integer and not -2**63 <= number < 2**63:
+        raise ValueError(f"{where} must be an integer of magnitude below 2**63; got "
+                         f"{shown(value)}.")
+    return number
 
 
 class _Constraint:

@@ -86,6 +86,28 @@ def test_damaged_model_files_are_refused(models, tmp_path):
             load_model(path)
 
 
+def test_a_score_written_as_a_huge_json_integer_is_read_as_a_float(models, tmp_path):
+    """Found by review: a score of 10**30 written as an integer loaded as a Python int, and
+    predict failed in numpy (an object array)."""
+    model, X = models["regression"]
+    path = tmp_path / "model.json"
+    model.to_json(path)
+    body = json.loads(path.read_text())
+    head = body["model"]["rules"][0]["head"]
+    output = next(iter(head))
+    head[output] = 10**30
+    from optrules.model_files import write_model
+    for field in ("sha256", "format", "version", "kind", "optrules_version"):
+        body.pop(field)
+    write_model(path, "BoostedRulesRegressor", body)
+    predictions = load_model(path).predict(X)
+    assert predictions.dtype == np.float64 and np.all(predictions > 1e29)
+    head[output] = 10**400                                       # beyond every float
+    write_model(path, "BoostedRulesRegressor", body)
+    with pytest.raises(ValueError, match=f"head.{output} must be a finite number"):
+        load_model(path)
+
+
 def test_shapes_of_multi_label_and_binary_predictions(models):
     model, X = models["multi-label"]
     assert model.predict(X).shape == (len(X), 3)

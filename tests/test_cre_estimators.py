@@ -385,6 +385,8 @@ def _rewritten(path, change):
                                             "sd": 1.0}), "the parameter linear is false"),
     (lambda b: b["model"].update(fit={}), r"model\.fit\.harvested_rules is missing"),
     (lambda b: b["model"]["fit"].pop("kkt"), r"model\.fit\.kkt is missing"),
+    (lambda b: next(iter(b["model"]["clusters"].values()))[0]["weights"].__setitem__(0, 10**30),
+     r"weights must be an integer of magnitude below 2\*\*63"),    # was a numpy error later
 ])
 def test_edited_model_files_are_refused_with_the_field_named(tmp_path, change, message):
     X, y = step_data()

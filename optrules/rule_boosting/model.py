@@ -166,7 +166,7 @@ class BoostedRule:
                            for i, item in enumerate(data["conditions"]))
         if len(set(conditions)) != len(conditions):
             raise ValueError(f"{where}.conditions holds a condition twice.")
-        weight = _finite_float(data["weight"], f"{where}.weight")
+        weight = json_number(data["weight"], f"{where}.weight", low=-math.inf)
         objective = fraction_from_text(data["objective"], f"{where}.objective")
         if objective < 0:
             raise ValueError(f"{where}.objective {data['objective']} is negative; eq. 2.3 is "
@@ -192,14 +192,6 @@ def _float_or_none(value):
         return None
 
 
-def _finite_float(value, where, low=-math.inf):
-    """A JSON number >= ``low`` (``json_number``) within the float range, as a float."""
-    as_float = _float_or_none(json_number(value, where, low=low))
-    if as_float is None:
-        raise ValueError(f"{where} is {shown(value)}, beyond the range of floats.")
-    return as_float
-
-
 def _statistics(value, where, search, objective):
     """A rule's statistics, checked: the status known and one that ``search`` gives; counters
     non-negative integers; upper bound, gap and guarantee all three or none (none for the
@@ -213,7 +205,7 @@ def _statistics(value, where, search, objective):
     for name in ("nodes", "step_halvings") + _COUNTERS:
         if name in value:
             json_number(value[name], f"{where}.{name}", integer=True)
-    _finite_float(value["seconds"], f"{where}.seconds", low=0)
+    json_number(value["seconds"], f"{where}.seconds")
     present = [name for name in _BOUNDS if name in value]
     if present and len(present) < len(_BOUNDS):
         raise ValueError(f"{where} has {', '.join(present)} but not all of "
@@ -224,7 +216,7 @@ def _statistics(value, where, search, objective):
         return dict(value)
     if search == "greedy":
         raise ValueError(f"{where} has an upper bound, which the greedy search never proves.")
-    upper, gap, guarantee = (_finite_float(value[name], f"{where}.{name}", low=0)
+    upper, gap, guarantee = (json_number(value[name], f"{where}.{name}")
                              for name in _BOUNDS)
     proven_optimal = guarantee == 1 and gap == 0
     if upper < float(objective) or not 0 <= guarantee <= 1 or \
@@ -349,7 +341,7 @@ class RuleEnsemble:
         if not isinstance(search, str) or search not in SEARCHES:
             raise ValueError(f"{where}.search is {shown(search)}; the searches are "
                              f"{list(SEARCHES)}.")
-        base_score = _finite_float(data["base_score"], f"{where}.base_score")
+        base_score = json_number(data["base_score"], f"{where}.base_score", low=-math.inf)
         if base_score != 0 and loss != "poisson":
             raise ValueError(f"{where}.base_score is {base_score}, but boosting with the {loss} "
                              "loss starts from 0.")
@@ -362,7 +354,7 @@ class RuleEnsemble:
         rules = tuple(BoostedRule.from_dict(rule, f"{where}.rules[{k}]", search)
                       for k, rule in enumerate(data["rules"]))
         return cls(rules, get_loss(loss), lam, search, classes,
-                   _finite_float(data["seconds"], f"{where}.seconds", low=0), base_score, status)
+                   json_number(data["seconds"], f"{where}.seconds"), base_score, status)
 
 
 def _classes(value, where, loss):
