@@ -86,7 +86,17 @@ def parse_fraction(name, value, *, low, high, function, low_inclusive=False,
             not (exact <= high if high_inclusive else exact < high):
         interval = _interval_text(low, high, low_inclusive, high_inclusive)
         raise ValueError(f"{where} must be a fraction in {interval}. Got {value!r} instead.")
+    if max(abs(exact.numerator), exact.denominator) >= _TOO_MANY_DIGITS:
+        raise ValueError(f"{where} must have at most {_MAX_DIGITS} digits above and below its "
+                         f"fraction bar. Got {shown(value)} instead.")
     return exact
+
+
+#: The most digits of a parameter's numerator and denominator: the exact results it enters
+#: (objectives, bounds) must still be written out, and Python turns integers of at most
+#: 4 300 digits into text.
+_MAX_DIGITS = 1000
+_TOO_MANY_DIGITS = 10**_MAX_DIGITS
 
 
 #: A decimal exponent in text ("1e-5"), its leading zeros aside.

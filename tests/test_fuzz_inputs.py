@@ -383,3 +383,16 @@ def test_cli_refuses_astronomical_exponents_at_once(originals, tmp_path, argv):
     (tmp_path / "t.csv").write_bytes(originals["t.csv"])
     status, _, err = _run([a.format(csv=tmp_path / "t.csv") for a in argv])
     assert status == 2 and "must be a number like '0.01' or '1/100'" in err
+
+
+@pytest.mark.parametrize("command", ["rulelist", "boost"])
+def test_cli_refuses_a_lambda_of_more_than_a_thousand_digits(originals, tmp_path, command):
+    """Found by review: --lam 1e-5000 was accepted and the fit failed after its search (an
+    objective of 5 000 digits is more than Python turns into text); 1e-999 still fits."""
+    (tmp_path / "t.csv").write_bytes(originals["t.csv"])
+    argv = [command, "--csv", str(tmp_path / "t.csv"), "--target", "y", "--quiet"]
+    status, _, err = _run(argv + ["--lam", "1e-5000"])
+    assert status == 2 and "'--lam' parameter" in err and "at most 1000 digits" in err, err
+    status, out, err = _run(argv + ["--lam", "1e-999", "--save-model",
+                                    str(tmp_path / "model.json")])
+    assert status == 0 and (tmp_path / "model.json").exists(), err
