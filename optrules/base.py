@@ -449,10 +449,11 @@ def target_classes(y, n_samples, estimator, n_classes=None):
     y = _target_vector(y, n_samples, estimator)
     values = y.tolist()
     classes = list(sorted_classes(values))
-    if any(isinstance(v, float) and not v.is_integer() for v in classes):
-        raise ValueError("Unknown label type: continuous. Maybe you are trying to fit a "
-                         "classifier, which expects discrete classes, on a regression target "
-                         "with continuous values.")
+    fractional = [v for v in classes if isinstance(v, float) and not v.is_integer()]
+    if fractional:
+        raise ValueError(f"Unknown label type: continuous. {estimator} needs discrete classes "
+                         f"in y, not values such as {fractional[0]!r}: maybe you are trying "
+                         "to fit a classifier on a regression target.")
     if len(classes) < 2 or (n_classes is not None and len(classes) != n_classes):
         shown = classes[:5] + (["..."] if len(classes) > 5 else [])
         needed = "2 or more" if n_classes is None else f"exactly {n_classes}"

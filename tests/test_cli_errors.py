@@ -209,9 +209,31 @@ def test_target_with_three_classes_is_a_rule_list_but_not_a_boosting_target(tmp_
     assert capsys.readouterr().out.splitlines()[:2] == ["if {a:x} then 3", "else 2"]
     assert main(["boost", "--csv", str(path), "--target", "y", "--rules", "1",
                  "--quiet"]) == 2
-    assert _error_line(capsys) == ("optrules boost: error: Only binary classification is "
-                                   "supported. OptimalRuleBoostingClassifier needs exactly 2 "
-                                   "classes in y; y has 3 classes: [1, 2, 3].")
+    assert _error_line(capsys) == (f"optrules boost: error: {path}: Only binary "
+                                   "classification is supported. The target column 'y' needs "
+                                   "exactly 2 classes in y; y has 3 classes: [1, 2, 3].")
+
+
+def test_boosting_and_boomer_targets_are_named_with_their_file(tmp_path, capsys):
+    """Found by review: these messages named neither the file nor the column, or (every
+    column a target) said that the data had 0 samples."""
+    path = tmp_path / "t.csv"
+    path.write_text("a,y\n1,0.5\n2,-1\n3,2\n", encoding="utf-8")
+    boost = ["boost", "--csv", str(path), "--target", "y", "--rules", "1", "--quiet"]
+    assert main(boost + ["--loss", "logistic"]) == 2
+    assert _error_line(capsys).startswith(
+        f"optrules boost: error: {path}: Unknown label type: continuous. The target column "
+        "'y' needs discrete classes in y, not values such as 0.5")
+    assert main(boost + ["--loss", "poisson"]) == 2
+    assert _error_line(capsys) == (f"optrules boost: error: {path}: target column 'y': the "
+                                   "poisson loss needs non-negative targets (counts).")
+    boomer = ["boomer", "--csv", str(path), "--loss", "squared", "--quiet", "--target"]
+    assert main(boomer + ["a,y"]) == 2
+    assert _error_line(capsys) == (f"optrules boomer: error: {path}: --target names every "
+                                   "column; none is left as a feature.")
+    assert main(boomer + ["y,"]) == 2
+    assert _error_line(capsys) == "optrules boomer: error: --target has an empty column " \
+                                  "name: 'y,'."
 
 
 def test_debug_shows_the_traceback_an_error_otherwise_hides(csv_args, capsys):

@@ -100,9 +100,13 @@ def read_targets(path, targets, loss):
         return features, y
     if len(set(names)) != len(names):
         raise ValueError(f"--target names a column twice: {targets!r}.")
+    if "" in names:
+        raise ValueError(f"--target has an empty column name: {targets!r}.")
     features, _ = read_csv(path)
     columns = [_numeric(path, name, features.column(name)) for name in names]
     kept = [j for j, name in enumerate(features.names) if name not in names]
+    if not kept:
+        raise ValueError(f"{path}: --target names every column; none is left as a feature.")
     rest = Features(tuple(features.names[j] for j in kept),
                     tuple(features.columns[j] for j in kept),
                     tuple(features.numeric[j] for j in kept))

@@ -4,6 +4,7 @@ import json
 import sys
 import math
 
+from optrules.base import binary_classes
 from optrules.data.table import read_csv
 from optrules.rule_boosting.estimator import (OptimalRuleBoostingClassifier,
                                               OptimalRuleBoostingRegressor)
@@ -63,17 +64,27 @@ def add_parser(commands):
 
 
 def read_boosting_data(path, target, loss, rows=None):
-    """Features and target of a CSV file; the target must be numeric unless the loss is
-    logistic. ``rows`` keeps only the first rows."""
+    """Features and target of a CSV file; the target must be two classes for the logistic
+    loss, else numbers the loss takes (each a ValueError naming the file and the column: the
+    estimator would name only ``y``). ``rows`` keeps only the first rows."""
     features, y = read_csv(path, target)
     if rows is not None:
         features, y = features.take(slice(0, rows)), y[:rows]
-    if loss != "logistic":
+    if loss == "logistic":
         try:
-            y = y.astype(float)
+            binary_classes(y, len(y), f"The target column {target!r}")
         except ValueError as error:
-            raise ValueError(f"{path}: target column {target!r} must be numeric for the {loss} "
-                             f"loss ({error}).") from error
+            raise ValueError(f"{path}: {error}") from None
+        return features, y
+    try:
+        y = y.astype(float)
+    except ValueError as error:
+        raise ValueError(f"{path}: target column {target!r} must be numeric for the {loss} "
+                         f"loss ({error}).") from error
+    try:
+        LOSSES[loss]().prepare_target(y)
+    except ValueError as error:
+        raise ValueError(f"{path}: target column {target!r}: {error}") from None
     return features, y
 
 
