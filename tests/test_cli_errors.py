@@ -114,6 +114,18 @@ def test_corels_files_are_accepted(corels_files, capsys):
     assert "error" not in capsys.readouterr().err
 
 
+def test_an_unsound_minor_file_is_named(corels_files, tmp_path, capsys):
+    """Found by review: the message said ".minor file", not which."""
+    out, label = corels_files
+    minor = tmp_path / "d.minor"
+    minor.write_text("{group_minority} 1 1 1 1 1 1\n", encoding="utf-8")
+    argv = ["rulelist", "--corels-out", str(out), "--corels-label", str(label),
+            "--corels-minor", str(minor), "--lam", "0.01", "--quiet"]
+    assert main(argv) == 2
+    assert _error_line(capsys).startswith(PREFIX + f"{minor}: the minority bits (.minor "
+                                          "file) mark")
+
+
 # --- mining parameters --------------------------------------------------------------------
 
 @pytest.mark.parametrize("value, problem", [

@@ -3,6 +3,7 @@
 import json
 import sys
 
+from optrules.rule_lists.equivalent_points import MinorityMismatch
 from optrules.validation import fraction_text
 
 from .arguments import add_rulelist_arguments, load_rule_list_problem, rule_list_estimator
@@ -36,7 +37,10 @@ def run(args, parser):
     if problem.dataset is None:
         estimator.fit(problem.features, problem.y, sample_weight=problem.sample_weight)
     else:
-        estimator.fit_antecedents(problem.dataset, sample_weight=problem.sample_weight)
+        try:
+            estimator.fit_antecedents(problem.dataset, sample_weight=problem.sample_weight)
+        except MinorityMismatch as error:          # only a --corels-minor file has the bits
+            raise ValueError(f"{args.corels_minor}: {error}") from None
     # Printed first: a file that cannot be written (a full disk) must not cost the result.
     if args.json:
         print(json.dumps(dict(estimator.result_.to_dict(),

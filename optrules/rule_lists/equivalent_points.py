@@ -13,7 +13,7 @@ files); any choice gives the same weight, the only thing the bound uses.
 
 import numpy as np
 
-__all__ = ["equivalence_classes", "minority_bits", "check_minority"]
+__all__ = ["equivalence_classes", "minority_bits", "check_minority", "MinorityMismatch"]
 
 
 def equivalence_classes(dataset):
@@ -45,8 +45,13 @@ def minority_bits(dataset):
     return dataset.labels != majority[groups]
 
 
+class MinorityMismatch(ValueError):
+    """Minority bits that would make Thm 22's bound unsound (:func:`check_minority`)."""
+
+
 def check_minority(dataset, minority):
-    """Raise ValueError if ``minority`` (bool, (N,)) would make Thm 22's bound unsound.
+    """Raise :class:`MinorityMismatch` (a ValueError) if ``minority`` (bool, (N,)) would make
+    Thm 22's bound unsound.
 
     The bound adds up the weight of marked samples, so it is sound exactly when no equivalence
     class has more marked weight than its weight outside its largest class. A weaker marking
@@ -64,7 +69,7 @@ def check_minority(dataset, minority):
         first_sample = int(np.flatnonzero(groups == u)[0])
         unit = 1 if dataset.weights is None else dataset.weight_unit
         what = "samples" if dataset.weights is None else "of weight"
-        raise ValueError(
+        raise MinorityMismatch(
             f"the minority bits (.minor file) mark {unit * int(marked[u])} {what} in the "
             f"equivalence class of sample {first_sample + 1}, which has only "
             f"{unit * int(allowed[u])} outside its majority class ({too_many.size} classes are "
