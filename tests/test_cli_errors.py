@@ -311,3 +311,17 @@ def test_an_output_that_is_an_input_is_named_by_its_option(csv_args, capsys):
 def test_data_json_and_csv_cannot_share_stdout(capsys):
     assert main(["data", "parity", "--json", "--output", "-"]) == 2
     assert "--json and --output - both write to stdout" in capsys.readouterr().err
+
+
+def test_a_warning_is_one_line_naming_the_command(tmp_path, capsys):
+    """Found by review: Python's format showed optrules' own file, line and source line."""
+    path = tmp_path / "t.csv"
+    path.write_text("a,y\n" + "".join(f"{v},{v % 2}\n" for v in range(12)) + "1e400,0\n",
+                    encoding="utf-8")
+    assert main(["rulelist", "--csv", str(path), "--target", "y", "--lam", "0.1",
+                 "--quiet"]) == 0
+    assert capsys.readouterr().err.splitlines() == [
+        "optrules rulelist: warning: feature 'a' is read as categorical: 1 of its 13 "
+        f"non-missing cells are not numbers ('1e400'; the first at {path}, line 14). Write a "
+        "missing value as an empty cell, NA or ?, or fix those cells, to read the column as "
+        "numeric."]

@@ -107,6 +107,14 @@ def main(argv=None):
     return 128 + signal.SIGPIPE if stdout.broken else status
 
 
+def _warning_line(command):
+    """A ``warnings.showwarning`` that writes one line, as errors are written: not Python's
+    file and line of the call and its source line, which mean nothing to a command's user."""
+    def show(message, category, filename, lineno, file=None, line=None):
+        print(f"optrules {command}: warning: {message}", file=sys.stderr)
+    return show
+
+
 def _run(argv):
     started = time.perf_counter()
     parser = _parser()
@@ -116,6 +124,7 @@ def _run(argv):
         with interruptible(searching=False), warnings.catch_warnings():
             # The output states every stop status and gap; a warning would say it twice.
             warnings.simplefilter("ignore", StoppedSearchWarning)
+            warnings.showwarning = _warning_line(args.command)
             check_output_paths(args)
             status = args.run(args, args.parser)
     except KeyboardInterrupt:           # the second signal: abort at once
