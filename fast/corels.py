@@ -302,6 +302,14 @@ class _BucketQueue:
         return node
 
 
+def _row_counts(masks, n_rows):
+    """For each of ``n_rows`` rows, {name: its row's count of True} of the (rows, M) boolean
+    ``masks`` by name (an empty dict a row when there are none: every bound disabled)."""
+    counts = np.array([np.count_nonzero(mask, axis=1) for mask in masks.values()],
+                      dtype=np.int64).reshape(len(masks), n_rows)
+    return [dict(zip(masks, row)) for row in counts.T.tolist()]
+
+
 class _Children:
     """Every child (d_p, s) of a batch of K prefixes, evaluated in array operations: arrays of
     shape (K, M), row k for the k-th prefix and column s for antecedent s.
@@ -399,17 +407,11 @@ class _Children:
             values[rows, columns].tolist() for values in
             (self.lower_bound, self.minority_bound, self.objective, self.prediction,
              self.n_captured)]
-        names = ["not_extended_" + reason for reason in self.extension_masks]
-        counts = [np.count_nonzero(self.counted_only & mask, axis=1)
-                  for mask in self.extension_masks.values()]
-        self.counted_only_counts = [dict(zip(names, row)) for row in
-                                    np.array(counts, dtype=np.int64).T.tolist()] \
-            if counts else [{} for _ in self.prefixes]
-        self.failed_counts = [dict(zip(["pruned_" + name for name in self.failed], row))
-                              for row in np.array([np.count_nonzero(mask, axis=1) for mask in
-                                                   self.failed.values()],
-                                                  dtype=np.int64).reshape(
-                                  len(self.failed), -1).T.tolist()]
+        self.counted_only_counts = _row_counts(
+            {"not_extended_" + reason: self.counted_only & mask
+             for reason, mask in self.extension_masks.items()}, len(self.prefixes))
+        self.failed_counts = _row_counts(
+            {"pruned_" + name: mask for name, mask in self.failed.items()}, len(self.prefixes))
 
     def write_codes(self, row, codes):
         """The search certificate's codes of the children of ``row`` that the expansion does

@@ -228,6 +228,22 @@ def test_fast_engine_makes_the_reference_engines_search(instance, policy, symmet
          reference.mistakes)
 
 
+@given(rule_list_instances(), st.sampled_from([
+    {"hierarchical", "minimum_support", "accurate_support", "maximum_support"}, set(BOUNDS)]),
+    st.integers(1, 60))
+def test_fast_engine_with_the_bounds_that_fail_children_all_disabled(instance, disabled,
+                                                                     max_nodes):
+    """Found by review: with no test left that fails a child, the fast engine's counts of
+    failed children had no rows to reshape and it crashed."""
+    data, lam = instance
+    options = dict(disabled_bounds=disabled, max_nodes=max_nodes)
+    fast, reference = (fit_rule_list(data, lam, engine=engine, **options)
+                       for engine in ("fast", "reference"))
+    assert (fast.rule_list, fast.objective, fast.lower_bound, fast.status, fast.statistics) == \
+        (reference.rule_list, reference.objective, reference.lower_bound, reference.status,
+         reference.statistics)
+
+
 @pytest.mark.parametrize("policy", ["lower-bound", "bfs"])
 def test_fast_engine_evaluates_batches_of_prefixes(monkeypatch, policy):
     """The fast engine really runs its vectorised search, several prefixes per batch under the
