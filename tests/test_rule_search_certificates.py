@@ -171,6 +171,40 @@ def test_a_suboptimal_claim_is_rejected(tmp_path):
     assert not report.accepted and "above the claim" in report.reason, report.reason
 
 
+@pytest.mark.parametrize("codes, extra, message", [
+    ("inn", {"witnesses": {"1": 0, "2": 0}}, "witness 0 does not hold"),
+    ("iOO", {"own": {"1": "0", "2": "0"}}, "without a bound or a witness")])
+def test_a_witness_the_query_implies_proves_nothing(tmp_path, codes, extra, message):
+    """Found by review: p0 holds everywhere, so ⊤ implies it (coded i), and T ∪ {p0} = T for
+    every T that holds p0: as a witness it hid the optimum p1 ∧ p2 behind a claim of p1."""
+    problem = GradientProblem.from_values([[1, 1, 1, 1], [1, 1, 0, 0], [1, 0, 1, 0]],
+                                          ["p0", "p1", "p2"], [3, -1, -1, 0], [1] * 4, 1)
+    result, path, instance = certified(tmp_path, problem)
+    assert check_rule_search_certificate(path, instance).accepted
+    assert result.query == (1, 2)
+    claim = instance.objective(instance.extent_of((1,)))
+    assert claim < result.objective
+
+    def forge(records):
+        records[0]["model"] = {"query": [1], "conditions": ["p1"]}
+        records[0]["claimed_objective"] = f"{claim.numerator}/{claim.denominator}"
+        records[1:-1] = [dict({"expanded": [], "usable": "6", "bound": records[1]["bound"],
+                               "codes": codes}, **extra)]
+        records[-1]["end"]["records"] = 1
+    report = check_rule_search_certificate(edited(path, forge), instance)
+    assert not report.accepted and message in report.reason, report.reason
+
+
+def test_huge_ratios_are_ordered_without_floats(tmp_path):
+    """Found by review: g/h beyond the float range overflowed the checker's quotient."""
+    problem = GradientProblem.from_values([[1, 1, 0, 0], [0, 1, 1, 0]], ["p0", "p1"],
+                                          [1e300, -1e300, 1e300, 3.0], [1e-300, 1e-300, 2.0, 1.0],
+                                          1)
+    result, path, instance = certified(tmp_path, problem)
+    report = check_rule_search_certificate(path, instance)
+    assert report.accepted, report.reason
+
+
 def test_only_the_optimal_search_without_max_depth_writes_rule_certificates(tmp_path):
     problem = GradientProblem.from_values([[1, 0]], ["p0"], [1, -1], [1, 1], 1)
     for options in ({"max_depth": 2}, {"search": "greedy"}):

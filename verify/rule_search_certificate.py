@@ -9,22 +9,24 @@ intersected with propositions of V). Each record is checked exactly:
 
 * expanded q: V ⊆ L after tail(q); the stated bound is bnd(I(q); V); obj(q) <= U; one code per
   proposition, "-" exactly off L after tail(q); the evaluated codes (n, B, O, Q) lie in V, and:
-  ``3`` witness w < tail(q), w ∉ q, I(q) ∩ I(p_a) ⊆ I(p_w); ``b`` bnd(I(parent) ∩ I(p_a);
-  V(parent)) <= U; ``i`` I(q) ⊆ I(p_a); and for the child c = q + a: obj(c) <= U, and ``n``
-  witness w < a, w ∉ q, I(c) ⊆ I(p_w); ``B`` bnd(I(c); V) <= U; ``O`` its stated V_c ⊆ the
-  evaluated after a, bnd(I(c); V_c) <= U, every other evaluated x after a excluded (below);
-  ``Q`` a record of c follows.
+  ``3`` witness w < tail(q), w ∉ q, q ↛ p_w, I(q) ∩ I(p_a) ⊆ I(p_w); ``b`` bnd(I(parent) ∩
+  I(p_a); V(parent)) <= U; ``i`` I(q) ⊆ I(p_a); and for the child c = q + a: obj(c) <= U, and
+  ``n`` witness w < a, w ∉ q, q ↛ p_w, I(c) ⊆ I(p_w); ``B`` bnd(I(c); V) <= U; ``O`` its
+  stated V_c ⊆ the evaluated after a, bnd(I(c); V_c) <= U, every other evaluated x after a
+  excluded (below); ``Q`` a record of c follows.
 * dropped c: the stated bound bnd(I(c); V_c) <= U, V_c ⊆ L after tail, obj(c) <= U, every
   x of L after tail(c) outside V_c excluded: bnd(I(parent) ∩ I(p_x); V(parent)) <= U, or a
-  witness w < tail(c), w ∉ parent, I(parent) ∩ I(p_x) ⊆ I(p_w).
+  witness w < tail(c), w ∉ parent, parent ↛ p_w, I(parent) ∩ I(p_x) ⊆ I(p_w).
 
 Why this proves the claim: take the lexicographically first conjunction T (as a sorted tuple)
 with obj(T) > U and walk it down from the root; at a query q, drop from T the propositions
 coded ``i`` (the extent stays). A ``3``, ``n`` or excluded-by-witness element gives T ∪ {w},
-with the same extent and before T; a ``b``, ``B``, ``O``, excluded-by-bound element or a
-dropped query bounds T (the rest of T lies in the set the bound groups by: lists and usable
-sets nest, and the evaluated propositions lie in V); otherwise T's smallest remaining element
-is ``Q``: go down; an exhausted T is a checked query. Every case contradicts obj(T) > U.
+with the same extent and before T (w ∉ T: T's elements below it are q's or were dropped as
+``i``, so implied by q, while w ∉ q and q ↛ p_w); a ``b``, ``B``, ``O``, excluded-by-bound
+element or a dropped query bounds T (the rest of T lies in the set the bound groups by: lists
+and usable sets nest, and the evaluated propositions lie in V); otherwise T's smallest
+remaining element is ``Q``: go down; an exhausted T is a checked query. Every case contradicts
+obj(T) > U.
 """
 
 import math
@@ -73,8 +75,9 @@ def check_rule_search_certificate(path, instance):
 
 def _by_ratio(groups, descending):
     """(G, H) pairs (H > 0) sorted by G/H exactly: by the correctly rounded quotient (monotone in
-    the exact one), then runs of equal quotients by the exact fraction."""
-    keyed = sorted(((g / h, g, h) for g, h in groups), reverse=descending)
+    the exact one; ±inf beyond the float range), then runs of equal quotients by the exact
+    fraction."""
+    keyed = sorted(((_quotient(g, h), g, h) for g, h in groups), reverse=descending)
     ordered, start = [], 0
     for end in range(1, len(keyed) + 1):
         if end == len(keyed) or keyed[end][0] != keyed[start][0]:
@@ -84,6 +87,14 @@ def _by_ratio(groups, descending):
             ordered += [(g, h) for _, g, h in run]
             start = end
     return ordered
+
+
+def _quotient(g, h):
+    """g/h (h > 0) correctly rounded, or ±inf where no float holds it."""
+    try:
+        return g / h
+    except OverflowError:
+        return math.inf if g > 0 else -math.inf
 
 
 def _members(extent):
@@ -266,7 +277,7 @@ class _RuleReplay(Replay):
             where = f"proposition {a} of {list(query)}"
             inside = extent & self.extents[a]
             if code == "3":
-                self._witness(witnesses[str(a)], query, tail, inside, where)
+                self._witness(witnesses[str(a)], query, extent, tail, inside, where)
             elif code == "b":
                 if parent is None:
                     raise Rejected(f"{where}: the root has no propagated bounds")
@@ -278,7 +289,7 @@ class _RuleReplay(Replay):
             else:
                 self._bounded(self.objective(inside), f"obj of the child {where}")
                 if code == "n":
-                    self._witness(witnesses[str(a)], query, a, inside, where)
+                    self._witness(witnesses[str(a)], query, extent, a, inside, where)
                 elif code == "B":
                     self._bounded(self.bound(inside, usable), f"the bound of the child {where}")
                 elif code == "O":
@@ -292,11 +303,11 @@ class _RuleReplay(Replay):
                     self.pending[query + (a,)] = evaluated
         self.expanded[query] = (extent, usable, evaluated)
 
-    def _witness(self, witness, query, limit, inside, where):
-        """w < ``limit``, w ∉ ``query``, and ``inside`` ⊆ I(p_w)."""
+    def _witness(self, witness, query, extent, limit, inside, where):
+        """w < ``limit``, w ∉ ``query``, ``extent`` = I(q) ⊄ I(p_w) and ``inside`` ⊆ I(p_w)."""
         if not isinstance(witness, int) or isinstance(witness, bool) or \
                 not 0 <= witness < limit or witness in query or \
-                inside & ~self.extents[witness]:
+                not extent & ~self.extents[witness] or inside & ~self.extents[witness]:
             raise Rejected(f"{where}: witness {witness!r} does not hold")
 
     def _excluded(self, excluded, query, extent, usable, limit, where):
@@ -307,7 +318,8 @@ class _RuleReplay(Replay):
             inside = extent & self.extents[x]
             if self.bound(inside, usable) <= self.ceiling:
                 continue
-            if not any(w not in query and not inside & ~self.extents[w] for w in range(limit)):
+            if not any(w not in query and extent & ~self.extents[w] and
+                       not inside & ~self.extents[w] for w in range(limit)):
                 raise Rejected(f"{where}: proposition {x} is left out of the usable set "
                                 "without a bound or a witness")
 
