@@ -321,15 +321,27 @@ def test_class_counts_that_are_not_the_captured_weights_are_reported():
                                     "captures: ['default']"]
 
 
-def test_cpsat_refuses_weights_beyond_64_bits_and_maxsat_solves_them():
+def test_cpsat_refuses_weights_beyond_its_exact_range_and_maxsat_solves_them():
     # The weights' common denominator 10**10 + 1 times q = 10**9 exceeds 2**62.
     weights = [Fraction(1, 10 ** 10 + 1), 1, 1, Fraction(1, 2)]
     instance = RuleListInstance.from_bits([[1, 1, 0, 0], [0, 1, 1, 0]], [1, 1, 0, 2],
                                           Fraction(1, 10 ** 9), weights=weights)
-    with pytest.raises(InstanceTooLarge, match="64-bit"):
+    with pytest.raises(InstanceTooLarge, match=r"exceed 2\*\*53"):
         solve_cpsat(instance)
     answer = solve_maxsat(instance)
     assert answer.certified and answer.objective == optimal_rule_list(instance)[0]
+
+
+def test_cpsat_refuses_objectives_from_2_to_the_53():
+    """Found by review: with λ = 1/(10**17 + 1) (objectives of about 2**57 units, below the
+    old limit of 2**62) CP-SAT answered OPTIMAL at 2λ; the optimum is λ, one rule."""
+    instance = RuleListInstance.from_bits([[1, 0, 0], [0, 0, 1]], [1, 0, 0],
+                                          Fraction(1, 10**17 + 1))
+    assert optimal_rule_list(instance)[0] == Fraction(1, 10**17 + 1)
+    with pytest.raises(InstanceTooLarge, match=r"exceed 2\*\*53"):
+        solve_cpsat(instance)
+    answer = solve_maxsat(instance)
+    assert answer.certified and answer.objective == Fraction(1, 10**17 + 1)
 
 
 # --- instances and digests --------------------------------------------------------------------

@@ -19,8 +19,9 @@ D = S·λ + Σ H_u in_u, sq = G·G (``add_multiplication_equality``).
   obj = max over c of max(G_max^2, G_min^2) / (2n(λ + h·c)).
 
 All models have integer coefficients; an answer counts as proof only with status OPTIMAL or
-INFEASIBLE. Coefficients beyond 2^62 are refused (CP-SAT works in 64-bit integers).
-"""
+INFEASIBLE. Coefficients from 2^53 up are refused (``InstanceTooLarge``): CP-SAT works in 64-bit
+integers, but its rule-list answers were wrong from about 2^56 (see
+``rule_list_encodings.CP_SAT_EXACT``)."""
 
 import math
 import time
@@ -29,11 +30,12 @@ from fractions import Fraction
 
 
 from .oracle import InstanceTooLarge
+from .rule_list_encodings import CP_SAT_EXACT
 from .stopping import solve_cp_model
 
 __all__ = ["RuleCheck", "check_claim", "dinkelbach_optimum", "cardinality_optimum"]
 
-_LIMIT = 1 << 62
+_LIMIT = CP_SAT_EXACT
 
 
 @dataclass(frozen=True)
@@ -75,8 +77,8 @@ class _ScaledInstance:
         self.g_high = sum(v for v in self.g if v > 0)
         self.d_high = self.lam + sum(self.h)
         if max(-self.g_low, self.g_high) ** 2 >= _LIMIT or self.d_high >= _LIMIT:
-            raise InstanceTooLarge("gradient sums are too large for CP-SAT's 64-bit integers; "
-                                   "use integer gradients of moderate size.")
+            raise InstanceTooLarge("gradient sums are too large for CP-SAT's exact range "
+                                   "(2**53); use integer gradients of moderate size.")
 
     def model(self):
         """A CP-SAT model with selection, coverage, G, D and sq = G^2."""
@@ -106,7 +108,7 @@ class _ScaledInstance:
         a, b = claimed.denominator, claimed.numerator * 2 * self.instance.n_samples * self.scale
         if a * max(-self.g_low, self.g_high) ** 2 >= _LIMIT or b * self.d_high >= _LIMIT:
             raise InstanceTooLarge("the claimed value's numerator and denominator make CP-SAT "
-                                   "coefficients beyond 64 bits.")
+                                   "coefficients beyond its exact range (2**53).")
         return a, b
 
 
