@@ -336,7 +336,8 @@ def test_boost_still_needs_two_classes(data, capsys):
     csv, _ = data
     error = _fails(["boost", "--csv", csv, "--target", "y", "--rules", "1", "--quiet"], capsys,
                    "boost")
-    assert error.startswith("Only binary classification is supported.")
+    assert error.startswith(f"{csv}: Only binary classification is supported. The target "
+                            "column 'y' needs exactly 2 classes")
 
 
 # --- verify rulelist with weights, and --recheck -----------------------------------------------
