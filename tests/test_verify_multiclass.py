@@ -332,6 +332,22 @@ def test_cpsat_refuses_weights_beyond_its_exact_range_and_maxsat_solves_them():
     assert answer.certified and answer.objective == optimal_rule_list(instance)[0]
 
 
+def test_maxsat_without_soft_clauses_and_a_failing_rc2_answer_at_once(monkeypatch):
+    """Found by review: with no rule that fits and only exact class ties there is no soft
+    clause, RC2's child died of it, and the parent waited out the whole time limit."""
+    instance = RuleListInstance.from_bits(np.zeros((0, 2), dtype=bool), [0, 1], Fraction(1, 10))
+    answer = solve_maxsat(instance, time_limit=30)
+    assert answer.certified and answer.objective == Fraction(1, 2) and answer.seconds < 10
+    import pysat.examples.rc2 as rc2
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("no solver today")
+    monkeypatch.setattr(rc2, "RC2Stratified", broken)      # in the forked child too
+    answer = solve_maxsat(instance, time_limit=30)
+    assert answer.status == "FAILED (RuntimeError: no solver today)" and not answer.certified
+    assert answer.seconds < 10
+
+
 def test_cpsat_refuses_objectives_from_2_to_the_53():
     """Found by review: with λ = 1/(10**17 + 1) (objectives of about 2**57 units, below the
     old limit of 2**62) CP-SAT answered OPTIMAL at 2λ; the optimum is λ, one rule."""

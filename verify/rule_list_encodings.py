@@ -383,11 +383,16 @@ def solve_maxsat(instance, time_limit=60.0, known=None):
             formula.append([-default, -done])
         _maxsat_errors(formula, pool, default, z0, excess, sizes.mistake, ("d", u))
     formula.extend(captures)                                  # (a)
+    if not formula.soft:       # no rule fits and no group has an excess: RC2 needs a soft
+        formula.append([-pool.id("free")], weight=1)          # clause; a free one costs 0
     outcome = _run_rc2_with_time_limit(formula, time_limit)
     seconds = time.perf_counter() - start
     if outcome is None:
         status = "INTERRUPTED" if interrupt_requested() else "TIME LIMIT"
         return SolverAnswer("maxsat-rc2", status, False, None, (), (), None, seconds)
+    if isinstance(outcome, str):
+        return SolverAnswer("maxsat-rc2", f"FAILED ({outcome})", False, None, (), (), None,
+                            seconds)
     model, cost = outcome
     if model is None:
         return SolverAnswer("maxsat-rc2", "UNSATISFIABLE", False, None, (), (), None, seconds)
@@ -424,14 +429,17 @@ def _rc2_optimum(formula, answers):
     from pysat.examples.rc2 import RC2Stratified
     # Stratification by weight, core exhaustion, core minimisation and AtMost1 detection are
     # RC2's standard accelerations; on COMPAS (12 antecedents, 300 rows) they cut 40 s to 1 s.
-    with RC2Stratified(formula, adapt=True, exhaust=True, minz=True) as solver:
-        model = solver.compute()
-        answers.put((model, solver.cost))
+    try:
+        with RC2Stratified(formula, adapt=True, exhaust=True, minz=True) as solver:
+            model = solver.compute()
+            answers.put((model, solver.cost))
+    except Exception as error:         # said at once: the parent would wait out its time
+        answers.put(f"{type(error).__name__}: {error}")
 
 
 def _run_rc2_with_time_limit(formula, time_limit):
-    """(model, cost) from RC2, or None if it did not finish within ``time_limit`` seconds (or
-    a signal stopped it)."""
+    """(model, cost) from RC2, the text of its error if it raised one, or None if it did not
+    finish within ``time_limit`` seconds (or a signal stopped it)."""
     context = multiprocessing.get_context(
         "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     answers = context.Queue()
