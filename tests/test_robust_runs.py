@@ -323,6 +323,9 @@ def test_verify_rule_has_the_limits_of_verify_rulelist(tmp_path, capsys):
     alpha = Fraction(saved["model"]["alpha"])
     assert 0 < alpha < 1                       # the proven guarantee is what is certified
     assert status == 0 and saved["verdict"] == "certified"
+    # and the verdict line says so (found by review: it read as if optimality was certified)
+    assert f"verdict: certified (the claim: objective >= {alpha} ({float(alpha):.4g}) times " \
+        "the optimum" in out
     assert main(["verify", "--recheck", str(certificate), csv]) == 0
 
 

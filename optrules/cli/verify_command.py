@@ -148,7 +148,12 @@ def _report(args, engine_line, certificate):
                   f"({check.get('seconds', 0):.3f} s)")
         for problem in certificate.problems:
             print(f"  problem: {problem}")
-        print(f"verdict: {certificate.verdict} (instance sha256 {certificate.instance_digest})")
+        alpha = Fraction(certificate.model.get("alpha", 1)) if \
+            isinstance(certificate.model, dict) else 1
+        claim = "" if alpha == 1 else f"the claim: objective >= {alpha} ({float(alpha):.4g}) " \
+            "times the optimum, the guarantee of a search stopped early or of --apx; "
+        print(f"verdict: {certificate.verdict} ({claim}instance sha256 "
+              f"{certificate.instance_digest})")
     sys.stdout.flush()
     if args.certificate:
         certificate.save(args.certificate)
