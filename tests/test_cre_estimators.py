@@ -4,6 +4,7 @@ estimators' conventions, printing, explanations, model files, user rules and the
 import importlib
 import json
 import math
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -478,3 +479,20 @@ def test_the_command_reads_rules_from_a_file_and_names_bad_input(step_csv, tmp_p
     assert "rule 0, condition 0: feature 'height' is not a column" in capsys.readouterr().err
     assert main(["cre", "--csv", str(step_csv), "--target", "label", "--explain", "999"]) == 2
     assert "--explain 999" in capsys.readouterr().err
+
+
+def test_linear_terms_of_huge_values_are_standardised_as_any_others():
+    """Found by review: squares of values beyond 1e154 overflowed, the sd became 1.8e308 and
+    the lasso dropped the column; now each column is scaled by a power of 2 first, which
+    leaves ordinary columns' mean and sd bit for bit."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    X[5, 1] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for factor in (1.0, 2.0**600, 1e-200):
+            terms, (mean, sd) = linear_terms(X * factor)
+            reference, (mean1, sd1) = linear_terms(X)
+            assert np.allclose(terms, reference, rtol=1e-12, atol=0)
+            assert np.allclose(mean, mean1 * factor, rtol=1e-12) and \
+                np.allclose(sd, sd1 * factor, rtol=1e-12)

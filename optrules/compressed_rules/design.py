@@ -54,9 +54,15 @@ def linear_terms(X, scale=LINEAR_SCALE):
     X = np.asarray(X, dtype=np.float64)
     present = ~np.isnan(X)
     count = present.sum(axis=0)
-    mean = np.where(present, X, 0.0).sum(axis=0) / np.maximum(count, 1)   # 0 if none present
-    sd = np.sqrt(np.where(present, (X - mean) ** 2, 0.0).sum(axis=0) / np.maximum(count, 1))
-    mean, sd = np.nan_to_num(mean), np.where(np.nan_to_num(sd) > 0, np.nan_to_num(sd), 1.0)
+    # Each column over a power of 2 near its largest magnitude, which scales exactly: squares
+    # of values beyond 1e154 would overflow (found by review), and other values are unchanged.
+    _, exponent = np.frexp(np.where(present, np.abs(X), 0.0).max(axis=0, initial=0.0))
+    unit = np.ldexp(1.0, exponent - 1)
+    scaled = X / unit
+    mean = np.where(present, scaled, 0.0).sum(axis=0) / np.maximum(count, 1)  # 0 if none present
+    sd = np.sqrt(np.where(present, (scaled - mean) ** 2, 0.0).sum(axis=0) / np.maximum(count, 1))
+    mean, sd = np.nan_to_num(mean) * unit, np.nan_to_num(sd) * unit
+    sd = np.where(sd > 0, sd, 1.0)
     return standardised(X, mean, sd, scale), (mean, sd)
 
 
