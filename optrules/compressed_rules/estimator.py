@@ -58,10 +58,13 @@ _SHARED_DOC = """
     n_trees, max_depth : int >= 1, default 500 and 3
         The boosted trees the rules are harvested from.
     engine : {"fast", "reference"}, default "fast"
-        The same clusters and smooth rules; GLM fits that agree to 1e-8. The reference's
-        plain coordinate descent can take minutes on ill-conditioned designs (nearly
-        separated classes at small λ, nearly collinear rules), where the fast engine's
-        feature-sign search takes a fraction of a second.
+        The same clusters and smooth rules; GLM fits whose objectives agree to 1e-8. Where
+        the lasso's optimum is not unique (more rule columns than a fold's design has rank,
+        as with very few examples), the engines may stop at different optimal coefficients,
+        and cross-validation may then choose different λ. The reference's plain coordinate
+        descent can take minutes on ill-conditioned designs (nearly separated classes at
+        small λ, nearly collinear rules), where the fast engine's feature-sign search takes a
+        fraction of a second.
     random_state : int or None, default None
         Seed of the tree subsampling and of the folds.
     verbose : int, default 0
