@@ -359,3 +359,18 @@ def test_example_wise_logistic_loss_in_the_estimator_and_the_cli(table, tmp_path
     assert "example-wise-logistic loss" in out[-1] and len(out) == 5
     heads = [line.split(" => ")[1] for line in out[:4]]          # the columns are a, b, ...
     assert heads == [line.split(" => ")[1] for line in str(binned).splitlines()[:4]]
+
+
+def test_a_target_whose_statistics_would_overflow_is_refused():
+    """Found by review: with |y| about 1e155 every head's quality was inf - inf = NaN, and
+    the fit silently learnt no rule; up to 1e140 the rules are those of y itself."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    y = 2 * X[:, 0] + rng.normal(size=60)
+    small = BoostedRulesRegressor(4, random_state=0).fit(X, y)
+    large = BoostedRulesRegressor(4, random_state=0).fit(X, y * 1e139)
+    assert [r["conditions"] for r in large.rules_] == [r["conditions"] for r in small.rules_]
+    with pytest.raises(ValueError, match="beyond 1e\\+140 in magnitude.*rescale y"):
+        BoostedRulesRegressor(4).fit(X, y * 1e155)
+    with pytest.raises(ValueError, match="beyond 1e\\+140"):
+        BoostedRulesRegressor(4).fit(X, np.column_stack([y, y * 1e155]))

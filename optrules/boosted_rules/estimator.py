@@ -400,10 +400,10 @@ class BoostedRulesRegressor(_BoostedRules):
                 targets = np.full(values.shape, np.nan)
             if not np.isfinite(targets).all():
                 raise ValueError("BoostedRulesRegressor: y must hold finite numbers.")
-            return targets, tuple(f"y{k}" for k in range(targets.shape[1])), \
+            return _within_range(targets), tuple(f"y{k}" for k in range(targets.shape[1])), \
                 {"_multi_output": True}
         target = regression_target(y, n_samples, type(self).__name__)
-        return target[:, None], ("y",), {"_multi_output": False}
+        return _within_range(target)[:, None], ("y",), {"_multi_output": False}
 
     def _outputs_content(self):
         return len(self.model_.output_names)
@@ -418,3 +418,16 @@ class BoostedRulesRegressor(_BoostedRules):
         """Predicted values: (n_samples,) for one target, (n_samples, n_outputs) for several."""
         scores = self._scores(X, n_rules)
         return scores if self._multi_output else scores[:, 0]
+
+
+#: The largest |y| the squared loss's statistics hold: a head's quality G·s + H·s²/2 grows
+#: as n·y², which overflows beyond about 1e154/√n (then every quality is NaN and no rule is
+#: learnt; found by review).
+_LARGEST_TARGET = 1e140
+
+
+def _within_range(targets):
+    if np.abs(targets).max(initial=0.0) > _LARGEST_TARGET:
+        raise ValueError(f"BoostedRulesRegressor: y holds values beyond {_LARGEST_TARGET:g} in "
+                         "magnitude, where the squared loss's statistics overflow; rescale y.")
+    return targets
