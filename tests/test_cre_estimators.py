@@ -318,6 +318,8 @@ def test_strict_and_non_strict_operators_are_rewritten_exactly():
     ([[(0, "<=", 1.0)], [(0, "==", "a")]], r"rule 1, condition 0: operator '==' is not a "),
     ([[(5, ">", 1.0)]], r"feature index 5 is not in 0\.\.1"),
     ([[(0, ">", float("nan"))]], "threshold nan is not a finite number"),
+    ([[(0, "<", -1.7976931348623157e308)]], r"rule 0, condition 0: no float64 value is < "
+                                            r"-1\.79.*e\+308, so the condition never holds"),
     ([[{"feature": "x0", "operator": ">"}]], "lacks 'threshold'"),
     ([[(0, ">")]], r"a condition is \(feature, operator, threshold\)"),
     ([7], "a rule is a list of conditions"),

@@ -113,8 +113,12 @@ def _condition(condition, index, n_features, where):
     if not isinstance(threshold, numbers.Real) or isinstance(threshold, (bool, np.bool_)) or \
             not math.isfinite(threshold):
         raise ValueError(f"{where}: threshold {shown(threshold)} is not a finite number.")
-    operator, strict = OPERATORS[operator]
-    return feature, operator, _float_threshold(threshold, strict)
+    written, (operator, strict) = operator, OPERATORS[operator]
+    value = _float_threshold(threshold, strict)
+    if value == -math.inf:                 # found by review: reported as a split point of -inf
+        raise ValueError(f"{where}: no float64 value is {written} {shown(threshold)}, so the "
+                         "condition never holds.")
+    return feature, operator, value
 
 
 def _float_threshold(threshold, strict):
