@@ -179,7 +179,7 @@ def child_code(records):
     (swap_witness, "witness"),
     (claim_lower, "re-scores to"),
     (other_model, "re-scores to"),
-    (move_counts, "the model's class counts of rule 0 are"),
+    (move_counts, "the model's class counts of rule 0 are not"),
     (child_code, "fails its code 's'"),
     (lambda records: records.pop(), "truncated"),
     (lambda records: records.pop(first(records, "dropped")), "does not count"),

@@ -29,7 +29,7 @@ from optrules.validation import (fraction_from_text, fraction_text, json_number,
                                  read_json, shown, write_text_atomically)
 
 from .oracle import InstanceTooLarge, optimal_rule, optimal_rule_list
-from .rescore import rescore_rule, rescore_rule_list
+from .rescore import miscounted_rules, rescore_rule, rescore_rule_list
 from .rule_encodings import cardinality_optimum, check_claim, dinkelbach_optimum
 from .pruned_oracle import pruned_optimal_rule_list
 from .rule_list_encodings import KnownList, solve_cpsat, solve_maxsat
@@ -440,9 +440,7 @@ def certify_rule_list(instance, rule_list, classes, claimed_objective,
     if rescored.non_majority_labels:
         certificate.problems.append(f"labels that are not majority labels: "
                                     f"{list(rescored.non_majority_labels)}")
-    wrong_counts = [key for (key, weights, _), counts in zip(
-        rescored.captures, [rule.class_counts for rule in rule_list.rules] +
-        [rule_list.default_counts]) if counts is not None and tuple(counts) != weights]
+    wrong_counts = miscounted_rules(rescored, rule_list)
     if wrong_counts:
         certificate.problems.append(f"class counts that are not the class weights the rule "
                                     f"captures: {wrong_counts}")

@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["RuleListCheck", "rescore_rule_list", "rescore_rule"]
+__all__ = ["RuleListCheck", "rescore_rule_list", "rescore_rule", "miscounted_rules"]
 
 
 @dataclass(frozen=True)
@@ -89,6 +89,15 @@ def rescore_rule_list(instance, rule_list, classes):
     objective = Fraction(mistakes) / instance.total_weight + \
         instance.lam * len(rule_list.rules)
     return RuleListCheck(mistakes, objective, tuple(bad_labels), tuple(captures))
+
+
+def miscounted_rules(check, rule_list):
+    """The keys (rule index, or "default") of ``check.captures`` (a :class:`RuleListCheck` of
+    ``rule_list``) whose stated class counts are not the class weights the rule captures
+    (lists without counts have none)."""
+    stated = [rule.class_counts for rule in rule_list.rules] + [rule_list.default_counts]
+    return [key for (key, weights, _), counts in zip(check.captures, stated)
+            if counts is not None and tuple(counts) != weights]
 
 
 def rescore_rule(instance, query):

@@ -34,7 +34,7 @@ from optrules.validation import fraction_from_text
 
 from .certificate_replay import CheckReport, Rejected, Replay, replay_file
 from .oracle import InstanceTooLarge
-from .rescore import rescore_rule_list
+from .rescore import miscounted_rules, rescore_rule_list
 from .rule_list_encodings import integer_groups
 
 __all__ = ["CheckReport", "check_search_certificate"]
@@ -171,12 +171,10 @@ class _Replay(Replay):
         if rescored.objective * self.unit != self.claim:
             raise Rejected(f"the model re-scores to {rescored.objective}, not the claimed "
                            f"{header['claimed_objective']}")
-        stated = [rule.class_counts for rule in model.rules] + [model.default_counts]
-        for (rule, captured, _), counts in zip(rescored.captures, stated):
-            if counts is not None and tuple(counts) != captured:
-                raise Rejected(f"the model's class counts of rule {rule} are "
-                               f"{[str(c) for c in counts]}, not the data's "
-                               f"{[str(c) for c in captured]}")
+        wrong_counts = miscounted_rules(rescored, model)
+        if wrong_counts:
+            raise Rejected(f"the model's class counts of rule {wrong_counts[0]} are not the "
+                           "class weights it captures on the data")
 
     def summary(self):
         return (f"{self.expanded_count} expanded prefixes, "
