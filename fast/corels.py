@@ -34,7 +34,6 @@ Fraction(1, 10)
 
 import collections
 import heapq
-import itertools
 import time
 
 import numpy as np
@@ -143,10 +142,17 @@ class _VectorisedBranchAndBound(_BranchAndBound):
         self._unqueue(node)
         return node
 
-    def queued_nodes(self):
-        return [(priority, node) for priority, node in itertools.chain(self.pending, (
-            (priority, node) for priority, bucket in self.buckets.buckets.items()
-            for node in bucket)) if not node.deleted]
+    def queued_nodes(self, deleted=False):
+        """As the reference engine's, in pop order (the batch taken, then the buckets by
+        priority): a distributed task gives every second one away."""
+        queued = [(priority, node) for priority, node in self.pending
+                  if deleted or not node.deleted]
+        buckets, reverse = self.buckets.buckets, self.buckets.last_in_first_out
+        for priority in sorted(buckets):
+            bucket = reversed(buckets[priority]) if reverse else buckets[priority]
+            queued.extend([(priority, node) for node in bucket] if deleted else
+                          [(priority, node) for node in bucket if not node.deleted])
+        return queued
 
     def _take_batch(self):
         """Move the prefixes Alg. 2 pops next, before any child of theirs, to ``pending``.

@@ -490,9 +490,12 @@ class _BranchAndBound:
         return queue_summary(self.queued_bounds, self.best_objective, self.rule_penalty,
                              len(self.antecedents))
 
-    def queued_nodes(self):
-        """(priority without the insertion order, prefix) of the live queued prefixes."""
-        return [(priority[:-1], node) for priority, node in self.queue if not node.deleted]
+    def queued_nodes(self, deleted=False):
+        """(priority without the insertion order, prefix) of the live queued prefixes (and
+        of those deleted while waiting, if ``deleted``: a caller that looks at a few of them
+        then reads far fewer nodes)."""
+        return [(priority[:-1], node) for priority, node in self.queue
+                if deleted or not node.deleted]
 
     def final_statistics(self):
         """The search's counters, with the size of its symmetry map at the end."""

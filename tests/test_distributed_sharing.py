@@ -212,9 +212,17 @@ def test_a_workers_next_task_knows_its_earlier_tasks_entries(monkeypatch, tmp_pa
     data, lam = _medium()
     data = _with_sound_minority(data)
     witnesses = []
-    original = distributed._Witness
-    monkeypatch.setattr(distributed, "_Witness",
-                        lambda *entry: witnesses.append(entry) or original(*entry))
+    search = distributed._SUBTREE_SEARCHES[_VectorisedBranchAndBound]
+    original = search._symmetry_blocker
+
+    def symmetry_blocker(self, child, remaining):     # witnesses that are not this task's
+        blocker = original(self, child, remaining)
+        if blocker is not None and (type(blocker) is distributed._Witness or
+                                    not self._own(blocker)):
+            witnesses.append(blocker)
+        return blocker
+
+    monkeypatch.setattr(search, "_symmetry_blocker", symmetry_blocker)
     path = tmp_path / "search.jsonl.gz"
     config = SearchConfig(certificate=SearchCertificateWriter(path, lam.denominator * data.n_samples))
     result = distributed.corels(data, lam, config, "fast",
@@ -259,6 +267,42 @@ def test_a_task_removes_only_its_own_prefixes(monkeypatch):
     assert (result.objective, rules(result)) == (one.objective, rules(one))
     assert not all(seen)              # prefixes of earlier tasks met a child or an entry
     assert all(deleted)
+
+
+def test_a_task_never_removes_the_prefixes_it_gave_away(monkeypatch):
+    """Prefixes given away (every second queued one, at every chance: InProcess splits after
+    every prefix) stay in their task's map, marked deleted, as another task's entries: a child
+    or a received entry that comes first replaces them there but never removes them again
+    (their subtrees are searched where they went)."""
+    data, lam = _medium()
+    search = distributed._SUBTREE_SEARCHES[_VectorisedBranchAndBound]
+    given, removed, met = [], [], []
+    original_donation, original_delete, original_own = search.donation, \
+        search._delete_subtree, search._own
+
+    def donation(self):
+        part = original_donation(self)
+        given.extend(node for node in self.symmetry_map.values()
+                     if type(node) is not tuple and node.deleted)
+        return part
+
+    def delete_subtree(self, node):
+        removed.append(node.deleted)
+        original_delete(self, node)
+
+    def own(self, known):
+        met.append(type(known) is not tuple and known.deleted)
+        return original_own(self, known)
+
+    monkeypatch.setattr(search, "donation", donation)
+    monkeypatch.setattr(search, "_delete_subtree", delete_subtree)
+    monkeypatch.setattr(search, "_own", own)
+    result = distributed.corels(_with_sound_minority(data), lam, SearchConfig(), "fast",
+                                distributed.InProcess(time_slice=0, split=True))
+    one = fit_rule_list(data, lam)
+    assert (result.objective, rules(result)) == (one.objective, rules(one))
+    assert given and any(met)         # given prefixes met a child or an entry of their key
+    assert not any(removed)
 
 
 def test_entries_go_to_the_hub_only_where_another_worker_reads_them():
