@@ -1,6 +1,7 @@
 """Error handling of the ``optrules rulelist`` command line (optrules.cli.main)."""
 
 import json
+import os
 import re
 
 import pytest
@@ -306,6 +307,36 @@ def test_an_output_that_is_an_input_is_named_by_its_option(csv_args, capsys):
     assert capsys.readouterr().err == (
         f"optrules rulelist: error: --certificate: {csv_file} is also --csv; writing it would "
         "destroy that file. Give another file name.\n")
+
+
+def test_check_certificate_reads_its_certificate_and_guards_its_inputs(tmp_path, csv_args,
+                                                                      capsys):
+    """Found by review: CERT was checked as a file the command writes (a read-only one was
+    refused), and --graphml could overwrite the certificate or the data; CRE's --save-model
+    could overwrite its --rules-from file."""
+    csv_file = csv_args[csv_args.index("--csv") + 1]
+    certificate = tmp_path / "c.jsonl"
+    assert main(csv_args + ["--lam", "0.1", "--certificate", str(certificate)]) == 0
+    certificate.chmod(0o444)
+    check = ["check-certificate", str(certificate), "--csv", csv_file, "--target", "y"]
+    before = certificate.read_bytes(), open(csv_file, "rb").read()
+    capsys.readouterr()
+    if os.geteuid() != 0:                      # root may write it anyway
+        assert main(check) == 0 and "ACCEPTED" in capsys.readouterr().out
+    for target, option in ((certificate, "CERT"), (csv_file, "--csv")):
+        assert main(check + ["--graphml", str(target)]) == 2
+        assert capsys.readouterr().err.endswith(
+            f"error: --graphml: {target} is also {option}; writing it would destroy that "
+            "file. Give another file name.\n")
+    assert (certificate.read_bytes(), open(csv_file, "rb").read()) == before
+    assert main(["check-certificate", csv_file, "--csv", csv_file, "--target", "y"]) == 2
+    assert "first line is not a search certificate's header" in capsys.readouterr().err
+    rules = tmp_path / "rules.json"
+    rules.write_text('[[["a", "<=", 0.5]]]')
+    assert main(["cre", "--csv", csv_file, "--target", "y", "--rules-from", str(rules),
+                 "--save-model", str(rules), "--quiet"]) == 2
+    assert "--save-model: " in capsys.readouterr().err
+    assert rules.read_text() == '[[["a", "<=", 0.5]]]'
 
 
 def test_data_json_and_csv_cannot_share_stdout(capsys):

@@ -25,10 +25,12 @@ __all__ = ["positive_int", "positive_float", "positive_number", "share", "memory
            "OUTPUT_OPTIONS", "INPUT_OPTIONS"]
 
 #: Options naming a file the command writes; each is checked writable before any work.
-OUTPUT_OPTIONS = ("save_model", "certificate", "search_certificate", "output", "out", "trace")
+OUTPUT_OPTIONS = ("save_model", "certificate", "search_certificate", "output", "out", "trace",
+                  "graphml")
 #: Options naming files the command reads (a list for ``--recheck``); no output may be one.
+#: ``rules_from`` names a file unless it is "boosted".
 INPUT_OPTIONS = ("csv", "corels_out", "corels_label", "corels_minor", "sample_weights", "model",
-                 "recheck", "trace_file")
+                 "recheck", "trace_file", "certificate_file", "rules_from")
 
 
 def _number_type(convert, accept, description):
@@ -270,6 +272,8 @@ def check_output_paths(args):
     inputs = {}
     for option in INPUT_OPTIONS:
         paths = getattr(args, option, None)
+        if option == "rules_from" and paths == "boosted":
+            continue
         for path in [paths] if isinstance(paths, str) else paths or ():
             inputs.setdefault(os.path.realpath(path), _option_name(args, option))
     for option in OUTPUT_OPTIONS:

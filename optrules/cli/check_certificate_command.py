@@ -36,7 +36,7 @@ def add_parser(commands):
                "recidivate-within-two-years --lam 0.015 --certificate search.jsonl.gz; "
                "optrules check-certificate search.jsonl.gz --csv compas.csv --target "
                "recidivate-within-two-years")
-    parser.add_argument("certificate", metavar="CERT",
+    parser.add_argument("certificate_file", metavar="CERT",
                         help="the search certificate (JSON Lines, plain or gzip)")
     add_rule_list_data_arguments(parser)
     parser.set_defaults(thresholds=None)
@@ -54,21 +54,21 @@ def add_parser(commands):
 
 
 def run(args, parser):
-    kind, lam = _header(args.certificate)
+    kind, lam = _header(args.certificate_file)
     if kind == "rule":
         if args.csv is None or args.target is None:
             parser.error("a boosting rule's certificate needs --csv FILE --target COL")
         problem = first_round_problem(args.csv, args.target, args.loss, lam,
                                       args.thresholds or "quantile:10", args.rows,
                                       args.propositions)
-        report = check_rule_search_certificate(args.certificate,
+        report = check_rule_search_certificate(args.certificate_file,
                                                RuleInstance.from_problem(problem))
     else:
-        report = check_search_certificate(args.certificate,
+        report = check_search_certificate(args.certificate_file,
                                           *_rule_list_instance(args, parser, lam))
     if args.graphml:
         import networkx
-        networkx.write_graphml(search_tree(args.certificate), args.graphml)
+        networkx.write_graphml(search_tree(args.certificate_file), args.graphml)
     if args.json:
         print(json.dumps({"accepted": report.accepted, "reason": report.reason,
                           "records": report.records, "seconds": round(report.seconds, 3)}))
