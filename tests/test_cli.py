@@ -155,6 +155,28 @@ def test_predict_names_missing_columns(tmp_path, capsys, compas_dir):
     assert "the model needs the column(s) ['juvenile-felonies'," in capsys.readouterr().err
 
 
+def test_predict_names_the_line_of_a_bad_cell_and_keeps_every_row(tmp_path, capsys):
+    """Found by review: a cell that does not fit the model's column kind was named by its
+    0-based row ("row 2" for line 4), and in a file of one column a blank line (a missing
+    value, as pandas writes it) was skipped, so the predictions no longer lined up."""
+    data, model = tmp_path / "d.csv", tmp_path / "m.json"
+    data.write_text("x,y\n1,1\n2,1\n3,0\n4,0\n1,1\n4,0\n")
+    assert main(["rulelist", "--csv", str(data), "--target", "y", "--lam", "0.01", "--quiet",
+                 "--save-model", str(model)]) == 0
+    rows = tmp_path / "rows.csv"
+    rows.write_text("x\n1\n3\nthree\n")
+    assert main(["predict", "--model", str(model), "--csv", str(rows)]) == 2
+    assert capsys.readouterr().err.endswith(
+        f"feature 'x' is numeric in the model, but the data has the value 'three' ({rows}, "
+        "line 4).\n")
+    rows.write_text("\nx\n1\n\n4\n\n")
+    assert main(["predict", "--model", str(model), "--csv", str(rows)]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 1 + 4      # header, then 4 rows
+    rows.write_text("x,z\n1,a\n\n4,b\n\n")       # two columns: blank lines are skipped
+    assert main(["predict", "--model", str(model), "--csv", str(rows)]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 1 + 2
+
+
 def test_predict_with_corels_antecedents(tmp_path, capsys, compas_dir):
     model, output = tmp_path / "model.json", tmp_path / "predictions.csv"
     assert main(["rulelist", "--corels-out", str(compas_dir / "compas_train.out"),

@@ -9,7 +9,7 @@ import numpy as np
 
 from optrules.data.binary_dataset import BinaryDataset
 from optrules.data.corels_files import read_out
-from optrules.data.table import read_csv_columns
+from optrules.data.table import csv_features, read_csv_columns
 from optrules.model_files import load_model
 from optrules.rule_lists.estimator import RuleListClassifier
 
@@ -97,19 +97,22 @@ def _write(handle, body, as_json):
 
 def _rows_from_csv(model, path):
     """The model's feature columns of a CSV file, by name (or by position for a model fitted
-    on unnamed columns)."""
-    columns = read_csv_columns(path)
+    on unnamed columns), read with the model's column kinds: a cell that does not fit is named
+    by its line of the file."""
+    columns, lines = read_csv_columns(path, lines=True)
     names = getattr(model, "feature_names_in_", None)
+    kinds = getattr(model, "_feature_kinds", None)        # how the model reads each column
     if names is None:
         if len(columns) != model.n_features_in_:
             raise ValueError(f"{path}: the model was fitted on {model.n_features_in_} unnamed "
                              f"columns, but the file has {len(columns)}.")
-        return np.column_stack([np.array(cells, dtype=object) for cells in columns.values()])
+        features = csv_features(path, columns, lines, kinds)
+        return np.column_stack(features.columns).astype(object)
     missing = [name for name in names if name not in columns]
     if missing:
         raise ValueError(f"{path}: the model needs the column(s) {missing}, which the file "
                          f"lacks; it has {sorted(columns)}.")
-    return {name: np.array(columns[name], dtype=object) for name in names}
+    return csv_features(path, {name: columns[name] for name in names}, lines, kinds)
 
 
 def _rows_from_corels(model, path):

@@ -39,7 +39,7 @@ from optrules.data.weights import integer_weights
 from optrules.validation import exact_number, shown
 
 __all__ = ["Features", "as_features", "read_csv", "read_weighted_csv", "read_csv_columns",
-           "sorted_classes",
+           "csv_features", "sorted_classes",
            "MISSING_TOKENS", "MixedColumnWarning"]
 
 #: Text meaning "missing" in a CSV cell or a text column, compared after stripping whitespace:
@@ -299,15 +299,26 @@ def _cell_text(name, cell):
                     "every cell must be a string or a number.")
 
 
-def read_csv_columns(path):
-    """Read a CSV file with a header row into ``{column name: tuple of cell strings}``.
+def read_csv_columns(path, lines=False):
+    """Read a CSV file with a header row into ``{column name: tuple of cell strings}`` (and,
+    if ``lines``, the line number where each data row ends: :func:`csv_features` names them).
 
     Cells are stripped (a missing token stays as written; :func:`as_features` reads it as
     missing). Raises ValueError naming the file (and the line, for a row with the wrong number
     of fields) when the file cannot be read, is empty, has no data rows, a ragged row or a
     duplicate column name.
     """
-    return _read_columns(path)[0]
+    columns, numbers = _read_columns(path)
+    return (columns, numbers) if lines else columns
+
+
+def csv_features(path, columns, lines, numeric=None):
+    """:func:`as_features` of ``columns`` ({name: cells}) read from the CSV file ``path`` with
+    the data rows ending at ``lines`` (:func:`read_csv_columns`), and the kinds ``numeric`` if
+    given (a fitted model's): a message names the file and the line of a cell."""
+    return _canonical_features(
+        list(columns), [(np.array(cells, dtype=object), False) for cells in columns.values()],
+        numeric, lambda row: f"{path}, line {lines[row]}")
 
 
 def _read_columns(path):
@@ -318,14 +329,20 @@ def _read_columns(path):
         with path.open(newline="", encoding="utf-8-sig") as handle:  # tolerate a BOM
             reader = csv.reader(handle)
             # (line number where the row ends, row): a quoted cell may span several lines.
-            # Blank lines (a trailing one, say) are skipped, as spreadsheet programs do.
-            numbered = [(reader.line_num, row) for row in reader if row]
+            numbered = [(reader.line_num, row) for row in reader]
     except OSError as error:
         raise ValueError(f"{path}: cannot read CSV file ({error.strerror}).") from error
     except (UnicodeDecodeError, csv.Error) as error:
         raise ValueError(f"{path}: not a readable UTF-8 CSV file ({error}).") from error
+    # Blank lines (a trailing one, say) are skipped, as spreadsheet programs do; but in a file
+    # of one column a blank line after the header is an empty cell (pandas writes a missing
+    # value so), and skipping it would shift every later row.
+    while numbered and not numbered[0][1]:
+        numbered.pop(0)
     if not numbered:
         raise ValueError(f"{path}: file is empty; expected a header row.")
+    one_column = len(numbered[0][1]) == 1
+    numbered = [(number, row or [""]) for number, row in numbered if row or one_column]
     header = [name.strip() for name in numbered[0][1]]
     body = [row for _, row in numbered[1:]]
     if not body:
@@ -451,9 +468,7 @@ def _read_table(path, target, weight_column):
         weight = "" if weight_column is None else f" and the weight column {weight_column!r}"
         raise ValueError(f"{path}: no feature columns besides the target {target!r}{weight}.")
     try:
-        features = _canonical_features(
-            list(columns), [(np.array(cells, dtype=object), False) for cells in
-                            columns.values()], None, lambda row: f"{path}, line {lines[row]}")
+        features = csv_features(path, columns, lines)
     except (ValueError, TypeError) as error:
         raise type(error)(f"{path}: {error}") from error
     return features, values, weights
