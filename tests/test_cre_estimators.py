@@ -498,3 +498,24 @@ def test_linear_terms_of_huge_values_are_standardised_as_any_others():
             assert np.allclose(terms, reference, rtol=1e-12, atol=0)
             assert np.allclose(mean, mean1 * factor, rtol=1e-12) and \
                 np.allclose(sd, sd1 * factor, rtol=1e-12)
+
+
+def test_targets_and_columns_spanning_the_float_range_are_standardised_without_overflow():
+    """Found by review: y − mean (squared loss) and x − mean (linear terms) overflowed for
+    values spanning ±1.7e308: an internal error, or 'SVD did not converge'. Both now divide by
+    a power of 2 first, which leaves ordinary quotients bit for bit."""
+    from optrules.compressed_rules.design import LINEAR_SCALE, standardised
+    rng = np.random.default_rng(1)
+    X, mean, sd = rng.normal(size=(30, 3)) * 50, np.array([3.0, -7.5, 0.0]), \
+        np.array([2.0, 0.25, 1e3])
+    assert np.array_equal(standardised(X, mean, sd), (X - mean) / sd * LINEAR_SCALE)
+    huge = np.array([1.7e308, -1.7e308, 1.7e308, 1.0, -1.7e308, 2.0, 3.0, 1.7e308])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        regressor = CompressedRuleEnsembleRegressor(n_trees=5, folds=2, random_state=0).fit(
+            np.arange(8.0)[:, None], huge)
+        assert np.isfinite(regressor.predict(np.arange(8.0)[:, None])).all()
+        X = np.column_stack([huge, np.arange(8.0)])
+        classifier = CompressedRuleEnsembleClassifier(n_trees=5, folds=2, linear=True,
+                                                      random_state=0).fit(X, [1, 0] * 4)
+        assert np.isfinite(classifier.predict_proba(X)).all()

@@ -68,5 +68,16 @@ def linear_terms(X, scale=LINEAR_SCALE):
 
 def standardised(X, mean, sd, scale=LINEAR_SCALE):
     """(x − mean)/sd × ``scale`` per column, a missing value giving 0 (new data are transformed
-    with the training data's mean and sd)."""
-    return np.nan_to_num((np.asarray(X, dtype=np.float64) - mean) / sd * scale)
+    with the training data's mean and sd). Where mean or sd pass 1, x, mean and sd are first
+    divided by a power of 2 near the larger, which changes no quotient: x − mean overflowed for
+    columns spanning ±1e308 (found by review)."""
+    unit = _power_of_2_at_least_1(np.maximum(np.abs(mean), sd))
+    return np.nan_to_num((np.asarray(X, dtype=np.float64) / unit - mean / unit) / (sd / unit)
+                         * scale)
+
+
+def _power_of_2_at_least_1(magnitude):
+    """A power of 2 within a factor 2 below ``magnitude`` (elementwise), and 1 where that
+    is below 1: dividing by it is exact, and leaves values up to 2 in magnitude."""
+    _, exponent = np.frexp(magnitude)
+    return np.ldexp(1.0, np.maximum(exponent - 1, 0))

@@ -22,7 +22,7 @@ from optrules.blas import single_blas_thread
 from optrules.compressed_rules.averaging import most_frequent, rule_means
 from optrules.compressed_rules.clustering import CRITERIA, ENGINES, cluster_split_points
 from optrules.compressed_rules.design import (linear_terms, scale_rule_columns,
-                                              select_rule_columns)
+                                              select_rule_columns, standardised)
 from optrules.compressed_rules.glm import cross_validated_lasso
 from optrules.compressed_rules.model import VARIANTS, CompressedRules, LinearTerm
 from optrules.compressed_rules.rule_sources import harvested_rules
@@ -100,7 +100,7 @@ def _fit(X, y, names, params, say):
     # The squared loss works on the standardised target (as glmnet does): harvest and GLM
     # then do not depend on y's units, and the GLM's tolerances are relative to its spread.
     centre, spread = _location_and_scale(y) if params["loss"] == "squared" else (0.0, 1.0)
-    target = (y - centre) / spread
+    target = standardised(y[:, None], centre, spread, 1.0)[:, 0]    # y - centre may overflow
 
     rules = harvested_rules(params["rules_from"], X, target, loss=params["loss"],
                             feature_names=names, n_trees=params["n_trees"],
@@ -130,8 +130,8 @@ def _fit(X, y, names, params, say):
     design = scale_rule_columns(outputs[:, kept], [smooth.rules[h].length for h in kept],
                                 params["eta"])
     if params["linear"]:
-        standardised, (means, sds) = linear_terms(X)
-        design = np.hstack([design, standardised])
+        terms, (means, sds) = linear_terms(X)
+        design = np.hstack([design, terms])
     lasso = cross_validated_lasso(design, target, params["loss"], module,
                                   n_folds=params["folds"], rule=params["lambda_choice"],
                                   random_state=params["random_state"], progress=say)
