@@ -4,6 +4,7 @@ where it searches and --seed where it draws at random (issue 15)."""
 import argparse
 import csv
 import json
+import math
 import re
 import shlex
 
@@ -141,10 +142,19 @@ def test_commands_print_one_json_object(folder, monkeypatch, capsys, command):
         assert body["compressed_rules"]["fit"]["kkt"]["verdict"].startswith("KKT conditions")
 
 
-def test_predict_json_writes_null_for_values_that_are_not_finite():
-    """JSON has no inf: a regression that overflows is null (the CSV keeps inf)."""
-    from optrules.cli.predict_command import _finite
-    assert _finite([1.0, float("inf"), [float("nan"), 2]]) == [1.0, None, [None, 2]]
+def test_json_output_writes_null_for_values_that_are_not_finite(tmp_path, capsys):
+    """JSON has no inf: a regression that overflows is null (the CSV keeps inf). Found by
+    review: boost --json printed "training_loss": Infinity (a Poisson target near 1e307,
+    whose loss exceeds the float range), which JSON readers refuse."""
+    from optrules.cli.json_output import json_text
+    assert json.loads(json_text([1.0, float("inf"), (float("nan"), 2), {"a": -math.inf}])) \
+        == [1.0, None, [None, 2], {"a": None}]
+    data = tmp_path / "p.csv"
+    data.write_text("x,y\n1,1e307\n2,1e307\n3,1e300\n4,1\n")
+    assert main(["boost", "--csv", str(data), "--target", "y", "--loss", "poisson", "--rules",
+                 "2", "--quiet", "--json"]) == 0
+    body = json.loads(capsys.readouterr().out, parse_constant=lambda name: pytest.fail(name))
+    assert body["training_loss"] is None and len(body["rules"]) == 2
 
 
 @pytest.mark.parametrize("command", [

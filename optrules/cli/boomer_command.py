@@ -1,10 +1,10 @@
 """``optrules boomer``: greedy gradient-boosted rules (BOOMER, Rapp et al. 2023)."""
 
-import json
 import sys
 
 import numpy as np
 
+from optrules.cli.json_output import json_text
 from optrules.boosted_rules.estimator import BoostedRulesClassifier, BoostedRulesRegressor
 from optrules.boosted_rules.fit import ENGINES
 from optrules.boosted_rules.heads import HEADS
@@ -140,7 +140,7 @@ def run(args, parser):
         verbose=int(verbosity(args) == 2)).fit(features, y)
     model = estimator.model_
     if args.json:
-        print(json.dumps(model.to_dict(), indent=2))
+        print(json_text(model.to_dict()))
     else:
         print(estimator)
         holdout = f", holdout loss {model.holdout_loss[0]:.4f} -> {model.holdout_loss[-1]:.4f}" \

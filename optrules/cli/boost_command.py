@@ -1,9 +1,9 @@
 """``optrules boost``: gradient boosting of optimal (or greedy) conjunctive rules."""
 
-import json
 import sys
 import math
 
+from optrules.cli.json_output import json_text
 from optrules.base import binary_classes
 from optrules.data.table import read_csv
 from optrules.rule_boosting.estimator import (OptimalRuleBoostingClassifier,
@@ -112,7 +112,7 @@ def run(args, parser):
         value = ensemble.loss.mean_loss(target, ensemble.decision_function(features))
         start = f" (base score alone {ensemble.loss.mean_loss(target, ensemble.base_score):.4f})"
     if args.json:
-        print(json.dumps(dict(ensemble.to_dict(), **{metric: value}), indent=2))
+        print(json_text(dict(ensemble.to_dict(), **{metric: value})))
     else:
         print(estimator)
         asked = args.rules + args.intercept

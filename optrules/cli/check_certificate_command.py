@@ -5,6 +5,7 @@ import json
 import zlib
 from fractions import Fraction
 
+from optrules.cli.json_output import json_text
 from optrules.rule_boosting.losses import LOSSES
 from optrules.rule_lists.estimator import RuleListClassifier
 from optrules.validation import parse_fraction
@@ -70,8 +71,9 @@ def run(args, parser):
         import networkx
         networkx.write_graphml(search_tree(args.certificate_file), args.graphml)
     if args.json:
-        print(json.dumps({"accepted": report.accepted, "reason": report.reason,
-                          "records": report.records, "seconds": round(report.seconds, 3)}))
+        print(json_text({"accepted": report.accepted, "reason": report.reason,
+                         "records": report.records, "seconds": round(report.seconds, 3)},
+                        indent=None))
     else:
         verdict = "ACCEPTED" if report.accepted else "REJECTED"
         print(f"{verdict}: {report.reason} ({report.records} records, "

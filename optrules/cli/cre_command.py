@@ -1,8 +1,8 @@
 """``optrules cre``: compressed rule ensembles (Nalenz and Augustin)."""
 
-import json
 import sys
 
+from optrules.cli.json_output import json_text
 from optrules.compressed_rules.clustering import CRITERIA, ENGINES
 from optrules.compressed_rules.estimator import (CompressedRuleEnsembleClassifier,
                                                  CompressedRuleEnsembleRegressor)
@@ -97,7 +97,7 @@ def run(args, parser):
                  "prediction": explanation.prediction,
                  "terms": [dict(zip(explanation.columns, r)) for r in explanation.rows]}
                 for row, explanation in zip(rows, explanations)]
-        print(json.dumps(body, indent=2))
+        print(json_text(body))
     else:
         print(estimator)
         if model.variant == "glm":

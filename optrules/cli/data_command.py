@@ -1,9 +1,9 @@
 """``optrules data``: write a bundled dataset as CSV, to try the other commands on."""
 
 import csv
-import json
 import sys
 
+from optrules.cli.json_output import json_text
 from optrules.data import DATASETS, bundled_csv
 
 __all__ = ["add_parser"]
@@ -36,9 +36,9 @@ def run(args, parser):
     if args.json:
         header, *rows = csv.reader(text.splitlines())
         entry = DATASETS[args.name]
-        print(json.dumps({"name": args.name, "rows": len(rows), "columns": header,
-                          "target": entry["target"], "description": entry["description"],
-                          "output": args.output if to_file else None}, indent=2))
+        print(json_text({"name": args.name, "rows": len(rows), "columns": header,
+                         "target": entry["target"], "description": entry["description"],
+                         "output": args.output if to_file else None}))
     elif not to_file:
         sys.stdout.write(text)
     return 0

@@ -1,8 +1,8 @@
 """``optrules demo``: the main jobs on bundled data, as a first run after installing."""
 
-import json
 from importlib import resources
 
+from optrules.cli.json_output import json_text
 from optrules.boosted_rules.estimator import BoostedRulesClassifier
 from optrules.compressed_rules.estimator import CompressedRuleEnsembleClassifier
 from optrules.data import DATASETS, bundled_csv
@@ -39,7 +39,7 @@ def run(args, parser):
                 "boosted_rules": _boosted_rules, "compressed_rules": _compressed_rules}
     results = {name: section() for name, section in sections.items()}
     if args.json:
-        print(json.dumps({name: data for name, (_, data) in results.items()}, indent=2))
+        print(json_text({name: data for name, (_, data) in results.items()}))
     else:
         print("\n\n".join(text for text, _ in results.values()))
     return 0

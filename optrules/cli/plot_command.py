@@ -2,12 +2,12 @@
 files (the optional extra ``plot``: matplotlib)."""
 
 import inspect
-import json
 import sys
 from pathlib import Path
 
 import numpy as np
 
+from optrules.cli.json_output import json_text
 from optrules.limits import STOP_STATUSES
 from optrules.model_files import load_model
 from optrules.plot import boosting_curve, cre_split_points, rule_count_scores, search_trace
@@ -132,10 +132,10 @@ def run(args, parser):
         return 1
     width_px, height_px = pixel_size(size, args.dpi)
     if args.json:
-        print(json.dumps(dict({"plot": args.kind, "file": args.out, "format": kind,
-                               "width_px": width_px, "height_px": height_px,
-                               "width_in": args.width, "height_in": args.height,
-                               "dpi": args.dpi}, **details), indent=2))
+        print(json_text(dict({"plot": args.kind, "file": args.out, "format": kind,
+                              "width_px": width_px, "height_px": height_px,
+                              "width_in": args.width, "height_in": args.height,
+                              "dpi": args.dpi}, **details)))
     elif kind == "svg":                 # SVG sizes are in points, 72 an inch, whatever the dpi
         print(f"wrote {args.out} (SVG, {args.width * 72:g} x {args.height * 72:g} pt)")
     else:

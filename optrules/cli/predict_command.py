@@ -1,12 +1,11 @@
 """``optrules predict``: apply a saved model to new rows (a CSV file or CORELS antecedents)."""
 
 import csv
-import json
-import math
 import sys
 
 import numpy as np
 
+from optrules.cli.json_output import json_text
 from optrules.data.binary_dataset import BinaryDataset
 from optrules.data.corels_files import read_out
 from optrules.data.table import csv_features, read_csv_columns
@@ -70,18 +69,9 @@ def run(args, parser):
     return 0
 
 
-def _finite(values):
-    """``values`` (nested lists) with each float that is not finite replaced by None: JSON
-    has no inf or nan."""
-    if isinstance(values, list):
-        return [_finite(value) for value in values]
-    return None if isinstance(values, float) and not math.isfinite(values) else values
-
-
 def _write(handle, body, as_json):
     if as_json:
-        handle.write(json.dumps({key: _finite(value) for key, value in body.items()},
-                                indent=2) + "\n")
+        handle.write(json_text(body) + "\n")
         return
     outputs = body.get("outputs")
     header = ["prediction"] if outputs is None else [f"prediction({name})" for name in outputs]

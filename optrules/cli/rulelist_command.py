@@ -1,8 +1,8 @@
 """``optrules rulelist``: a certifiably optimal rule list from a CSV table or CORELS files."""
 
-import json
 import sys
 
+from optrules.cli.json_output import json_text
 from optrules.rule_lists.equivalent_points import MinorityMismatch
 from optrules.validation import fraction_text
 
@@ -43,8 +43,8 @@ def run(args, parser):
             raise ValueError(f"{args.corels_minor}: {error}") from None
     # Printed first: a file that cannot be written (a full disk) must not cost the result.
     if args.json:
-        print(json.dumps(dict(estimator.result_.to_dict(),
-                              n_antecedents=estimator.n_antecedents_), indent=2), flush=True)
+        print(json_text(dict(estimator.result_.to_dict(),
+                             n_antecedents=estimator.n_antecedents_)), flush=True)
     else:
         print(estimator, flush=True)
         if problem.sample_weight is not None:

@@ -5,12 +5,12 @@ Exit status: 0 certified, 1 refuted (a check disagrees with the engine), 3 undec
 stopped without proof), 2 bad arguments or input.
 """
 
-import json
 import sys
 from fractions import Fraction
 
 import numpy as np
 
+from optrules.cli.json_output import json_text
 from optrules.data.propositions import make_propositions
 from optrules.limits import Budget
 from optrules.rule_boosting.estimator import BoostingProgress
@@ -139,7 +139,7 @@ def _report(args, engine_line, certificate):
     """Print the certificate, then save it (a file that cannot be written must not cost the
     printed verdict)."""
     if args.json:
-        print(json.dumps(certificate.to_dict(), indent=2))
+        print(json_text(certificate.to_dict()))
     else:
         print(engine_line)
         for check in certificate.checks:
