@@ -226,7 +226,7 @@ def read_json(path, what):
     """
     import json
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")    # a BOM, as CSV files may have
     except OSError as error:
         raise ValueError(f"{path}: cannot read the {what} ({error.strerror or error}).") \
             from None

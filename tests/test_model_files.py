@@ -376,6 +376,14 @@ RULE_LIST_FORGERIES = [
     (lambda b: b["result"].update(remaining_search_space="\u0663"),
      "result.remaining_search_space"),
     (lambda b: b["result"].update(statistics=[]), "result.statistics must be a JSON object"),
+    (lambda b: b["result"]["statistics"].update(pruned_lower_bound=-3),    # found by review
+     "result.statistics.pruned_lower_bound must be an integer >= 0; got -3"),
+    (lambda b: b["result"]["statistics"].update(nodes_by_worker={"a": "many"}),
+     "result.statistics.nodes_by_worker.a must be an integer >= 0; got 'many'"),
+    (lambda b: b["result"]["statistics"].update(nodes_by_worker={"a": {"b": 1}}),
+     "result.statistics.nodes_by_worker.a must be an integer >= 0"),
+    (lambda b: b["result"]["statistics"].update(tasks=[1]),
+     "result.statistics.tasks must be an integer >= 0; got [1]"),
     # missing, unknown and mistyped fields
     (lambda b: _rule(b).pop("prediction"), "model.rules[0] lacks the field 'prediction'"),
     (lambda b: _rule(b).pop("conditions"), "model.rules[0] lacks the field 'conditions'"),
@@ -420,6 +428,12 @@ def test_the_forgeries_start_from_a_file_that_loads(models, tmp_path):
     path = _saved(models, tmp_path)
     _rewritten(path, lambda body: None)
     model, X = models[0]
+    assert np.array_equal(load_model(path).predict(X), model.predict(X))
+    # a distributed search's counters too
+    _rewritten(path, lambda body: body["result"]["statistics"].update(
+        nodes_by_worker={"0": 3, "1": 4}, tasks=2, donations=1))
+    assert load_model(path).result_.statistics["nodes_by_worker"] == {"0": 3, "1": 4}
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())     # a BOM (found by review)
     assert np.array_equal(load_model(path).predict(X), model.predict(X))
 
 

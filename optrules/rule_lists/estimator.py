@@ -480,15 +480,26 @@ def _result_from_content(saved, rule_list, lam):
                          f"as text; got {shown(space)}.")
     json_number(saved["n_antecedents"], "result.n_antecedents", integer=True,
                 low=len(rule_list))
-    if not isinstance(saved["statistics"], dict):
-        raise ValueError(f"result.statistics must be a JSON object; got "
-                         f"{shown(saved['statistics'])}.")
+    _check_counters(saved["statistics"], "result.statistics")
     return RuleListResult(rule_list, objective, mistakes, n_samples, lam, status, lower_bound,
                           json_number(saved["nodes_expanded"], "result.nodes_expanded",
                                       integer=True),
                           json_number(saved["seconds"], "result.seconds"),
                           None if space is None else int(space), dict(saved["statistics"]),
                           total_weight)
+
+
+def _check_counters(value, where):
+    """The search's statistics: counters (integers >= 0), or objects of them (a distributed
+    search's ``nodes_by_worker``); ValueError naming the member otherwise (found by review:
+    any JSON was accepted)."""
+    if not isinstance(value, dict):
+        raise ValueError(f"{where} must be a JSON object; got {shown(value)}.")
+    for name, count in value.items():
+        if isinstance(count, dict) and where == "result.statistics":
+            _check_counters(count, f"{where}.{name}")
+        else:
+            json_number(count, f"{where}.{name}", integer=True)
 
 
 def _plain_rules(rule_list):
