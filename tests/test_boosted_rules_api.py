@@ -151,9 +151,10 @@ def test_verbose_prints_each_rule(capsys):
 
 
 @pytest.mark.parametrize("X, y, options, message", [
-    ([[1.0], [2.0], [1e39]], [0, 1, 1], {}, r"'x0' holds a value beyond float32's range"),
+    ([[1.0], [2.0], [1e39]], [0, 1, 1], {},
+     r"'x0' holds the value 1e\+39, beyond float32's range"),
     (scipy.sparse.csr_matrix([[1.0], [1e39], [0]]), [0, 1, 1], {},
-     r"'x0 \(column 0\)' holds a value beyond float32's range"),
+     r"'x0 \(column 0\)' holds the value 1e\+39, beyond float32's range"),
     (scipy.sparse.csr_matrix([[1j], [2.0]]), [0, 1], {}, "must hold real numbers"),
     (scipy.sparse.coo_array(np.array([1.0, 2.0])), [0, 1], {}, "must be 2-D"),
     (np.empty((0, 2)), np.empty(0), {}, "X has no rows"),

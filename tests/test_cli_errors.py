@@ -247,6 +247,11 @@ def test_boosting_and_boomer_targets_are_named_with_their_file(tmp_path, capsys)
     assert main(boomer + ["y,"]) == 2
     assert _error_line(capsys) == "optrules boomer: error: --target has an empty column " \
                                   "name: 'y,'."
+    path.write_text("a,b,y\n1,0,0.5\n2,1,1\n3,0,0\n", encoding="utf-8")
+    assert main(boomer[:-4] + ["--quiet", "--target", "b,y"]) == 2      # the logistic loss
+    assert _error_line(capsys) == (f"optrules boomer: error: {path}: target column 'y' must "
+                                   "hold 0/1 labels (several target columns are labels for "
+                                   "the logistic loss); it has 0.5.")
 
 
 def test_debug_shows_the_traceback_an_error_otherwise_hides(csv_args, capsys):

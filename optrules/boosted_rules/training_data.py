@@ -123,9 +123,12 @@ def _float32(values, name):
     """``values`` as float32; ValueError for a finite value beyond float32's range."""
     with np.errstate(over="ignore"):
         rounded = np.asarray(values, dtype=np.float32)
-    if np.isinf(rounded).any():
-        raise ValueError(f"Feature {name!r} holds a value beyond float32's range (|x| > "
-                         f"{float(np.finfo(np.float32).max):.4g}); rules compare float32 values.")
+    beyond = np.isinf(rounded)
+    if beyond.any():
+        raise ValueError(f"Feature {name!r} holds the value "
+                         f"{float(np.asarray(values)[beyond][0]):g}, beyond float32's range "
+                         f"(|x| > {float(np.finfo(np.float32).max):.4g}); rules compare "
+                         "float32 values.")
     return rounded
 
 

@@ -104,6 +104,12 @@ def read_targets(path, targets, loss):
         raise ValueError(f"--target has an empty column name: {targets!r}.")
     features, _ = read_csv(path)
     columns = [_numeric(path, name, features.column(name)) for name in names]
+    for name, column in zip(names, columns):
+        if loss != "squared" and not np.isin(column, (0.0, 1.0)).all():
+            value = column[~np.isin(column, (0.0, 1.0))][0]
+            raise ValueError(f"{path}: target column {name!r} must hold 0/1 labels (several "
+                             f"target columns are labels for the {loss} loss); it has "
+                             f"{value:g}.")
     kept = [j for j, name in enumerate(features.names) if name not in names]
     if not kept:
         raise ValueError(f"{path}: --target names every column; none is left as a feature.")
