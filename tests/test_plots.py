@@ -304,6 +304,17 @@ def test_an_unreadable_trace_is_named(tmp_path):
     (tmp_path / "binary.jsonl").write_bytes(b"\xff\xfe\x00")
     with pytest.raises(ValueError, match="binary.jsonl: cannot read.*not UTF-8"):
         read_search_trace(tmp_path / "binary.jsonl")
+    (tmp_path / "plain.jsonl.gz").write_text("{}\n")
+    with pytest.raises(ValueError, match="plain.jsonl.gz: cannot read.*a damaged gzip file"):
+        read_search_trace(tmp_path / "plain.jsonl.gz")
+
+
+def test_a_trace_named_gz_is_compressed(compas_antecedents, tmp_path):
+    """Found by review: it was written as plain text under that name."""
+    path = tmp_path / "t.jsonl.gz"
+    result = fit_rule_list(compas_antecedents, "0.02", trace=path)
+    assert path.read_bytes()[:2] == b"\x1f\x8b"                 # gzip's magic number
+    assert read_search_trace(path).records[-1]["best_objective"] == result.objective
 
 
 def _write(path, lines):

@@ -66,8 +66,7 @@ class SearchTrace:
         self.owned = not hasattr(destination, "write")
         self.name = destination if self.owned else getattr(destination, "name", "(a stream)")
         with self._reported():
-            self.stream = open(destination, "w", encoding="utf-8") if self.owned \
-                else destination
+            self.stream = _open(destination, "wt") if self.owned else destination
         self.interval, self.then = interval, then
         self.start = self.next_record = time.perf_counter()
         self.incumbent_updates = 0
@@ -192,12 +191,23 @@ def read_search_trace(path):
         no end record (a search that did not finish writing it).
     """
     try:
-        with open(path, encoding="utf-8") as handle:
+        with _open(path, "rt") as handle:
             lines = handle.read().splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        reason = getattr(error, "strerror", None) or "not UTF-8 text"
+    except (OSError, EOFError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or \
+            ("not UTF-8 text" if isinstance(error, UnicodeDecodeError) else
+             f"a damaged gzip file: {error}")
         raise ValueError(f"{path}: cannot read the search trace ({reason}).") from None
     return parse_search_trace(lines, path)
+
+
+def _open(path, mode):
+    """A trace file as text: gzip-compressed when its name ends in ".gz" (as a certificate's
+    is; found by review: it was written as plain text under that name)."""
+    if str(path).endswith(".gz"):
+        import gzip
+        return gzip.open(path, mode, encoding="utf-8")
+    return open(path, mode, encoding="utf-8")
 
 
 def parse_search_trace(lines, name):
