@@ -74,6 +74,8 @@ def test_damaged_model_files_are_refused(models, tmp_path):
                 {"feature": "flag", "operator": "<=", "threshold": 1}),
              r"operator must be one of \['==', '!='\]"),
             (lambda b: b["model"]["rules"].pop(0), "must start with the default rule"),
+            (lambda b: _numeric_condition(b).update(threshold=1e308),    # found by review
+             r"threshold 1e\+308 is beyond float32's range"),
             (lambda b: b.update(outputs=["yes", "no"]), "in class order")]:
         damaged = json.loads(json.dumps(body))
         change(damaged)
@@ -84,6 +86,11 @@ def test_damaged_model_files_are_refused(models, tmp_path):
         write_model(path, "BoostedRulesClassifier", damaged)
         with pytest.raises(ValueError, match=message):
             load_model(path)
+
+
+def _numeric_condition(body):
+    return next(condition for rule in body["model"]["rules"] for condition in rule["conditions"]
+                if isinstance(condition["threshold"], (int, float)))
 
 
 def test_a_score_written_as_a_huge_json_integer_is_read_as_a_float(models, tmp_path):

@@ -222,8 +222,11 @@ def _rule_from_dict(rule, where, names, categories, nominal, outputs):
             raise ValueError(f"{at}.operator must be one of {list(allowed)} for feature "
                              f"{names[feature]!r}. Got {operator!r} instead.")
         if known is None:
-            threshold = float(np.float32(json_number(condition["threshold"], f"{at}.threshold",
-                                                     low=-math.inf)))
+            value = json_number(condition["threshold"], f"{at}.threshold", low=-math.inf)
+            if abs(value) > float(np.finfo(np.float32).max):   # found by review: read as inf
+                raise ValueError(f"{at}.threshold {value:g} is beyond float32's range, in "
+                                 "which rules compare values.")
+            threshold = float(np.float32(value))
         elif condition["threshold"] in known:
             threshold = float(known.index(condition["threshold"]))
         else:
