@@ -519,3 +519,18 @@ def test_targets_and_columns_spanning_the_float_range_are_standardised_without_o
         classifier = CompressedRuleEnsembleClassifier(n_trees=5, folds=2, linear=True,
                                                       random_state=0).fit(X, [1, 0] * 4)
         assert np.isfinite(classifier.predict_proba(X)).all()
+
+
+def test_a_huge_eta_leaves_only_single_condition_rules_without_a_warning():
+    """Found by review: eta = 1e308 printed numpy's 'overflow encountered in power'; a rule of
+    several conditions then has scale inf, and its column is 0."""
+    from optrules.compressed_rules.design import rule_scales
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert rule_scales([1, 2, 3], 1e308).tolist() == [1.0, math.inf, math.inf]
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(60, 2))
+        model = CompressedRuleEnsembleClassifier(n_trees=10, folds=3, eta=1e308,
+                                                 random_state=0).fit(X, X[:, 0] > 0)
+        assert all(rule.length == 1 for rule, beta in zip(model.model_.rules,
+                                                          model.model_.coefficients) if beta)

@@ -14,8 +14,8 @@ Examples
 
 import numpy as np
 
-__all__ = ["select_rule_columns", "scale_rule_columns", "linear_terms", "standardised",
-           "SUPPORT", "LINEAR_SCALE"]
+__all__ = ["select_rule_columns", "scale_rule_columns", "rule_scales", "linear_terms",
+           "standardised", "SUPPORT", "LINEAR_SCALE"]
 
 #: The least and greatest mean output a smooth rule may have (the authors' R code).
 SUPPORT = (0.05, 0.95)
@@ -42,8 +42,15 @@ def select_rule_columns(outputs, support=SUPPORT):
 
 def scale_rule_columns(outputs, lengths, eta=0.5):
     """Eq. 9: each column divided by its rule's length (number of soft conditions) to the power
-    ``eta``."""
-    return outputs / np.asarray(lengths, dtype=np.float64) ** eta
+    ``eta`` (:func:`rule_scales`)."""
+    return outputs / rule_scales(lengths, eta)
+
+
+def rule_scales(lengths, eta):
+    """Each rule's length to the power ``eta``: inf where that passes the float range (a
+    huge eta; the rule's column is then 0), without numpy's overflow warning."""
+    with np.errstate(over="ignore"):
+        return np.asarray(lengths, dtype=np.float64) ** eta
 
 
 def linear_terms(X, scale=LINEAR_SCALE):

@@ -6,6 +6,7 @@ import sys
 import numpy as np
 
 from optrules.base import RuleEstimator, binary_classes, regression_target
+from optrules.compressed_rules.design import rule_scales
 from optrules.compressed_rules.fit import CRE_CONSTRAINTS, fit_compressed_rules
 from optrules.compressed_rules.model import CompressedRules
 from optrules.data.table import sorted_classes
@@ -192,9 +193,9 @@ class _CompressedRules(RuleEstimator):
         if model.variant == "average" and len(model.rules) > params["n_rules"]:
             raise ValueError(f"model.rules has {len(model.rules)} rules, more than "
                              f"n_rules={params['n_rules']}.")
-        lengths = np.array([rule.length for rule in model.rules], dtype=np.float64)
+        lengths = [rule.length for rule in model.rules]
         if model.variant == "glm" and \
-                not np.array_equal(np.array(model.scales), lengths ** params["eta"]):
+                not np.array_equal(np.array(model.scales), rule_scales(lengths, params["eta"])):
             raise ValueError(f"model.rules: each scale must be the rule's length to the power "
                              f"eta={params['eta']}, as the model was fitted.")
         estimator._restore(model)

@@ -21,8 +21,8 @@ import numpy as np
 from optrules.blas import single_blas_thread
 from optrules.compressed_rules.averaging import most_frequent, rule_means
 from optrules.compressed_rules.clustering import CRITERIA, ENGINES, cluster_split_points
-from optrules.compressed_rules.design import (linear_terms, scale_rule_columns,
-                                              select_rule_columns, standardised)
+from optrules.compressed_rules.design import (linear_terms, rule_scales, select_rule_columns,
+                                              standardised)
 from optrules.compressed_rules.glm import cross_validated_lasso
 from optrules.compressed_rules.model import VARIANTS, CompressedRules, LinearTerm
 from optrules.compressed_rules.rule_sources import harvested_rules
@@ -125,10 +125,9 @@ def _fit(X, y, names, params, say):
                                mu_plus=mu_plus.tolist(), mu_minus=mu_minus.tolist(),
                                intercept=float(y.mean()) if len(y) else 0.0, fit=fit)
 
-    scales = np.array([smooth.rules[h].length for h in kept], dtype=np.float64) ** \
-        params["eta"]
-    design = scale_rule_columns(outputs[:, kept], [smooth.rules[h].length for h in kept],
-                                params["eta"])
+    lengths = [smooth.rules[h].length for h in kept]
+    scales = rule_scales(lengths, params["eta"])
+    design = outputs[:, kept] / scales
     if params["linear"]:
         terms, (means, sds) = linear_terms(X)
         design = np.hstack([design, terms])
