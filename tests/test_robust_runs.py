@@ -57,6 +57,26 @@ def test_memory_cap_stops_the_search_at_the_first_read_over_the_cap(monkeypatch)
     assert resident_memory() < reads[-1] + 10
 
 
+def test_a_fit_that_reached_its_memory_cap_gives_the_memory_back():
+    """Found by review: the trie a search leaves is reference cycles, freed only by the
+    collector, and glibc keeps freed memory: after a fit stopped at its cap the process stayed
+    there, and the next fit with the same cap stopped at once with a near-empty model."""
+    from optrules import OptimalRuleBoostingClassifier
+    from optrules.garbage_collection import GROWTH_TO_GIVE_BACK
+    X, y = _random_numeric()
+    cap = resident_memory() + 2 * GROWTH_TO_GIVE_BACK
+    with pytest.warns(StoppedSearchWarning, match="memory cap"):
+        assert RuleListClassifier(lam=0.002, max_memory=cap).fit(X, y).status_ == \
+            "memory-limit"
+    assert resident_memory() < cap - GROWTH_TO_GIVE_BACK
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", StoppedSearchWarning)
+        model = OptimalRuleBoostingClassifier(n_rules=2, max_memory=cap).fit(X, X[:, 0] > 0)
+    assert model.ensemble_.status == "complete"
+
+
 def test_default_memory_cap_is_half_the_usable_memory():
     from optrules.limits import DEFAULT_MEMORY_FRACTION, default_max_memory
     from optrules.limits import memory_cap

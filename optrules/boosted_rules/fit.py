@@ -24,6 +24,7 @@ from optrules.boosted_rules.search import SearchConfig
 from optrules.boosted_rules.training_data import (dense_column, is_sparse_matrix,
                                                   sparse_training_data, training_data)
 from optrules.data.table import as_features
+from optrules.garbage_collection import memory_given_back
 from optrules.limits import Budget, interruptible, memory_cap
 from optrules.validation import (Boolean, Callable, Indices, Integer, KindAndShare, Options,
                                  Real, validate_params)
@@ -202,7 +203,7 @@ def fit_boosted_rules(X, y, *, loss="logistic", head="single", max_rules=1000, s
     if len(names) != targets.shape[1]:
         raise ValueError(f"output_names must name the {targets.shape[1]} outputs of y. Got "
                          f"{len(names)} names instead.")
-    with interruptible():
+    with interruptible(), memory_given_back():
         total = Budget(given["time_limit"], memory_cap(given["max_memory"]), parent=budget)
         return _assemble(data, targets, names, given, total, mlrl_sparse)
 

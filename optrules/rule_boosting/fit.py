@@ -21,6 +21,7 @@ import numpy as np
 from optrules.data import bitset
 from optrules.data.propositions import PropositionSet, make_propositions
 from optrules.distributed.cluster import CLUSTER_CONSTRAINTS, cluster_parameters
+from optrules.garbage_collection import memory_given_back
 from optrules.limits import Budget, interruptible, memory_cap
 from optrules.rule_boosting.gradient_problem import GradientProblem
 from optrules.rule_boosting.losses import get_loss
@@ -181,7 +182,7 @@ def fit_rule(problem, *, search="optimal", engine="fast", apx=1, max_depth=None,
         config = replace(config, certificate=RuleSearchCertificateWriter(
             given["certificate"], 2 * problem.n_samples * problem.scale))
     try:
-        with interruptible(), _learner_on(given, "fit_rule") as learner:
+        with interruptible(), memory_given_back(), _learner_on(given, "fit_rule") as learner:
             result = learner(problem, config)
     except BaseException:
         if config.certificate is not None:
@@ -309,7 +310,7 @@ def fit_rule_ensemble(X, y, *, loss="logistic", n_rules=10, lam=2, search="optim
     if budget is not None and not isinstance(budget, Budget):
         raise TypeError(f"The 'budget' parameter of fit_rule_ensemble must be an "
                         f"optrules.limits.Budget or None. Got {type(budget).__name__} instead.")
-    with interruptible():
+    with interruptible(), memory_given_back():
         total = Budget(given["time_limit"], memory_cap(given["max_memory"]), parent=budget)
         propositions = X if isinstance(X, PropositionSet) else make_propositions(
             X, thresholds, feature_names)

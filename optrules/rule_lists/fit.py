@@ -14,6 +14,7 @@ import numpy as np
 from optrules.data import bitset
 from optrules.data.binary_dataset import BinaryDataset
 from optrules.distributed.cluster import CLUSTER_CONSTRAINTS, cluster_parameters
+from optrules.garbage_collection import memory_given_back
 from optrules.limits import Budget, interruptible, memory_cap
 from optrules.progress import ProgressLine
 from optrules.rule_lists.equivalent_points import check_minority, minority_bits
@@ -243,7 +244,7 @@ def fit_rule_list(dataset, lam, *, sample_weight=None, engine="fast",
                             interval=given["trace_interval"])
         config = replace(config, progress=trace)
     try:
-        with interruptible():
+        with interruptible(), memory_given_back():
             if cluster is None:
                 result = engine_module.corels(dataset, given["lam"], config)
             else:
