@@ -9,6 +9,7 @@ import json
 import re
 import shutil
 import time
+import warnings
 from fractions import Fraction
 from pathlib import Path
 
@@ -506,15 +507,44 @@ def test_float32_weights_are_read_as_their_shortest_decimal():
     assert counts.tolist() == [5, 1] and unit == Fraction(1, 10)
 
 
-@pytest.mark.parametrize("weights", [[1, "1e9999"], [1, "1e-9999"], [10 ** 16, 1],
-                                     [f"1/{n}" for n in range(1, 20001)]])
+@pytest.mark.parametrize("weights", [[1, "1e9999"], [1, "1e-9999"], [10 ** 16, 1]])
 def test_weights_beyond_2_to_the_53_units_are_refused_quickly_and_clearly(weights):
+    """Rounding them would change a weight by all of itself."""
     from optrules.data.weights import integer_weights
     start = time.perf_counter()
     with pytest.raises(ValueError, match=r"^sample_weight: the weights are too large or have "
-                                         r"too many decimal places.*2\*\*53; round them\.$"):
+                                         r"too many decimal places.*2\*\*53.*would change a "
+                                         r"weight by 1 of itself; round them\.$"):
         integer_weights(weights)
     assert time.perf_counter() - start < 5
+
+
+def test_float_weights_with_many_digits_are_rounded_with_a_warning():
+    """Found by review: scikit-learn's balanced weights (and AdaBoost's) were refused, their
+    16-digit decimals needing more than 2**53 units; each is now rounded to a power of 2's
+    multiple, by far less than ROUNDING_TOLERANCE of itself, and the search is exact for them."""
+    from sklearn.ensemble import AdaBoostClassifier
+    from sklearn.utils.class_weight import compute_sample_weight
+    from optrules.data.weights import ROUNDING_TOLERANCE, RoundedWeightsWarning, integer_weights
+    start = time.perf_counter()
+    for weights in ([1.1111111111111112, 0.9090909090909091],
+                    [f"1/{n}" for n in range(1, 20001)]):
+        with pytest.warns(RoundedWeightsWarning, match=r"rounded to a multiple of 2\*\*-"):
+            counts, unit = integer_weights(weights)
+        assert sum(counts) <= 2 ** 53
+        for k, w in zip(counts.tolist(), weights):
+            assert abs(k * unit - Fraction(w)) <= ROUNDING_TOLERANCE * Fraction(w) / 1000
+    assert time.perf_counter() - start < 5
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(60, 4))
+    y = X[:, 0] ^ (rng.random(60) < 0.2)
+    weights = compute_sample_weight("balanced", y)
+    with pytest.warns(RoundedWeightsWarning):
+        model = RuleListClassifier(lam=0.05).fit(X, y, sample_weight=weights)
+    assert model.status_ == "optimal"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RoundedWeightsWarning)
+        AdaBoostClassifier(RuleListClassifier(lam=0.05), n_estimators=3).fit(X, y)
 
 
 @pytest.mark.parametrize("labels, classes, message", [

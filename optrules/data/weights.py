@@ -5,11 +5,14 @@ fraction such as ``"1/3"``; a float through its shortest decimal, so ``0.1`` is 
 weights are then written as ``w_n = unit * k_n`` with non-negative integers k_n whose greatest
 common divisor is 1: every objective that divides by the total weight is unchanged by the
 unit, so engines count in the integers k_n. Weight k means exactly k copies of the row.
+Weights that would need more than 2**53 units (floats with 16 digits) are rounded to a power
+of 2's multiples, with a warning, when that changes none by more than 2**-20 of itself.
 
 Specs: ``specs/rule-lists.md`` §11 (weights in the rule-list problem).
 """
 
 import math
+import warnings
 from fractions import Fraction
 from functools import reduce
 from pathlib import Path
@@ -18,7 +21,8 @@ import numpy as np
 
 from optrules.validation import exact_number, shown
 
-__all__ = ["MAX_TOTAL_WEIGHT", "integer_weights", "read_weights"]
+__all__ = ["MAX_TOTAL_WEIGHT", "ROUNDING_TOLERANCE", "RoundedWeightsWarning",
+           "integer_weights", "read_weights"]
 
 #: Largest total of the integer weights k_n: 2**53, so that every sum of weights is exact in a
 #: float64 too (the fast engines count with float matrix products).
@@ -27,6 +31,13 @@ MAX_TOTAL_WEIGHT = 1 << 53
 #: weights share a huge factor; refusing it early keeps reading fast (no lcm of thousands of
 #: distinct denominators).
 _MAX_DENOMINATOR = 1 << 106
+#: Weights that need more than 2**53 units are rounded only if no positive weight changes by
+#: more than this share of itself.
+ROUNDING_TOLERANCE = Fraction(1, 1 << 20)
+
+
+class RoundedWeightsWarning(UserWarning):
+    """Sample weights were rounded to fit exact integer counts (:func:`integer_weights`)."""
 
 
 def integer_weights(values, where="sample_weight", position="sample"):
@@ -58,23 +69,49 @@ def integer_weights(values, where="sample_weight", position="sample"):
     if not values:
         raise ValueError(f"{where}: no weights were given.")
     exact = [_weight(value, where, position, n) for n, value in enumerate(values, start=1)]
-    too_fine = ValueError(
-        f"{where}: the weights are too large or have too many decimal places: in integer "
-        "multiples of one common unit they would total more than 2**53; round them.")
+    if not any(exact):
+        raise ValueError(f"{where}: all weights are zero; at least one {position} needs a "
+                         "positive weight.")
     denominator = 1
     for weight in exact:
         denominator = math.lcm(denominator, weight.denominator)
         if denominator > _MAX_DENOMINATOR:    # stop before the integers grow without bound
-            raise too_fine
+            return _rounded(exact, where)
     scaled = [w.numerator * (denominator // w.denominator) for w in exact]
     divisor = reduce(math.gcd, scaled, 0)
-    if divisor == 0:
-        raise ValueError(f"{where}: all weights are zero; at least one {position} needs a "
-                         "positive weight.")
     counts = [k // divisor for k in scaled]
     if sum(counts) > MAX_TOTAL_WEIGHT:
-        raise too_fine
+        return _rounded(exact, where)
     return np.array(counts, dtype=np.int64), Fraction(divisor, denominator)
+
+
+def _rounded(exact, where):
+    """``(k, unit)`` of weights whose exact integers would total more than 2**53 (floats
+    such as scikit-learn's balanced class weights have 16 digits): each rounded to the
+    nearest multiple of the finest power of 2 that keeps the total within 2**53, with a
+    warning, if no positive weight changes by more than :data:`ROUNDING_TOLERANCE` of
+    itself; ValueError otherwise (weights of very different sizes)."""
+    total, room = sum(exact), Fraction(MAX_TOTAL_WEIGHT - len(exact))   # rounding adds < n
+    ratio = room / total
+    exponent = ratio.numerator.bit_length() - ratio.denominator.bit_length()
+    if Fraction(2) ** exponent > ratio:
+        exponent -= 1                                       # 2**exponent <= room / total
+    scale = Fraction(2) ** exponent
+    counts = [round(weight * scale) for weight in exact]
+    change = max(abs(k / scale - w) / w for k, w in zip(counts, exact) if w)
+    if change > ROUNDING_TOLERANCE:
+        raise ValueError(
+            f"{where}: the weights are too large or have too many decimal places: in integer "
+            "multiples of one common unit they would total more than 2**53, and rounding them "
+            f"to fewer units would change a weight by {float(change):.3g} of itself; round "
+            "them.")
+    warnings.warn(f"{where}: the weights have more digits than exact counts allow (more than "
+                  "2**53 units of one common unit); each is rounded to a multiple of "
+                  f"2**{-exponent}, changing it by at most {float(change):.1e} of itself, and "
+                  "the rule list is optimal for the rounded weights.", RoundedWeightsWarning,
+                  stacklevel=3)
+    divisor = reduce(math.gcd, counts, 0)
+    return np.array([k // divisor for k in counts], dtype=np.int64), divisor / scale
 
 
 def _weight(value, where, position, number):
