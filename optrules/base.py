@@ -36,6 +36,11 @@ class NotFittedError(ValueError, AttributeError):
     optrules never imports scikit-learn itself.
     """
 
+    def __reduce__(self):
+        # The class combined with scikit-learn's has no name pickle can find: rebuild the
+        # error where it is unpickled (found by review: a worker could not send it back).
+        return _not_fitted_error, self.args
+
 
 def _sklearn_compatible(own_class):
     """``own_class``, or, when scikit-learn is loaded, a subclass of it and of scikit-learn's
@@ -194,14 +199,31 @@ class RuleEstimator:
             warnings.warn(f"categories not seen in training, which satisfy no '==' test: "
                           f"{shown}.", UserWarning, stacklevel=3)
 
-    def score(self, X, y):
+    def score(self, X, y, sample_weight=None):
         """Accuracy (classifiers) or the coefficient of determination R² (regressors) of the
-        predictions for ``X`` against ``y``."""
+        predictions for ``X`` against ``y``, weighted by ``sample_weight`` if given (as
+        scikit-learn's). Several outputs (a 2-D ``y``): the share of rows with every output
+        right, or R² averaged over the outputs."""
         predictions = self.predict(X)
-        y = _target_vector(y, len(predictions), type(self).__name__)
+        estimator = type(self).__name__
+        if predictions.ndim == 2:
+            y = np.asarray(y)
+            if y.shape != predictions.shape:
+                raise ValueError(f"y has shape {y.shape}, but {estimator} predicts "
+                                 f"{predictions.shape[1]} outputs for {len(predictions)} "
+                                 "samples.")
+        else:
+            y = _target_vector(y, len(predictions), estimator)
+        weights = np.ones(len(predictions)) if sample_weight is None else \
+            _score_weights(sample_weight, len(predictions))
         if self._kind == "classifier":
-            return float(np.mean(predictions == y))
-        return r_squared(y, predictions)
+            right = predictions == y
+            return float(np.average(right.all(axis=1) if right.ndim == 2 else right,
+                                    weights=weights))
+        if predictions.ndim == 2:
+            return float(np.mean([r_squared(y[:, j], predictions[:, j], weights)
+                                  for j in range(y.shape[1])]))
+        return r_squared(y, predictions, weights)
 
     # ----- files -------------------------------------------------------------------------------
     def to_json(self, path):
@@ -394,14 +416,30 @@ def _feature_name_mismatch(fitted, given):
     return message
 
 
-def r_squared(y, predictions):
+def r_squared(y, predictions, weights=None):
     """The coefficient of determination R² of ``predictions`` for the numbers ``y``: 1 minus
-    the residual over the total sum of squares (for a constant ``y``: 1 when every prediction
-    is exact, else 0)."""
+    the residual over the total sum of squares, each square weighted by ``weights`` if given
+    (for a constant ``y``: 1 when every prediction is exact, else 0)."""
     y = np.asarray(y).astype(float)
-    residual = float(((y - predictions) ** 2).sum())
-    total = float(((y - y.mean()) ** 2).sum())
+    weights = np.ones(len(y)) if weights is None else weights
+    residual = float((weights * (y - predictions) ** 2).sum())
+    total = float((weights * (y - np.average(y, weights=weights)) ** 2).sum())
     return 1.0 - residual / total if total > 0 else (1.0 if residual == 0 else 0.0)
+
+
+def _score_weights(sample_weight, n_samples):
+    """``sample_weight`` of :meth:`score` as floats: n_samples finite numbers >= 0, not all
+    0; ValueError naming the parameter otherwise."""
+    try:
+        weights = np.asarray(sample_weight, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError("sample_weight must hold numbers.") from None
+    if weights.shape != (n_samples,):
+        raise ValueError(f"sample_weight has shape {weights.shape}; expected ({n_samples},), "
+                         "one weight per sample.")
+    if not (np.isfinite(weights).all() and (weights >= 0).all() and weights.sum() > 0):
+        raise ValueError("sample_weight must hold finite numbers >= 0, not all zero.")
+    return weights
 
 
 def _target_vector(y, n_samples, estimator):

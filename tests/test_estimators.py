@@ -372,3 +372,37 @@ def test_a_failed_fit_leaves_no_half_fitted_estimator(estimator):
                   else [0.0, 1.0, float("nan"), 2.0])
     with pytest.raises(NotFittedError):
         fresh.predict(X)
+
+
+def test_score_takes_sample_weight_and_several_outputs_as_scikit_learn_does():
+    """Found by review: score() had no sample_weight, and refused the 2-D targets that
+    BoostedRules fit and predict."""
+    from sklearn.metrics import accuracy_score, r2_score
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    labels = ((X + rng.normal(size=(60, 3))) > 0).astype(int)
+    values = X[:, :2] * 2 + rng.normal(size=(60, 2))
+    weights = rng.random(60)
+    for model, y, metric in (
+            (BoostedRulesClassifier(max_rules=5, head="complete"), labels, accuracy_score),
+            (BoostedRulesRegressor(max_rules=5), values, r2_score),
+            (RuleListClassifier(lam=0.05), labels[:, 0], accuracy_score)):
+        predictions = model.fit(X, y).predict(X)
+        assert model.score(X, y) == pytest.approx(metric(y, predictions), rel=1e-12)
+        assert model.score(X, y, sample_weight=weights) == pytest.approx(
+            metric(y, predictions, sample_weight=weights), rel=1e-12)
+        assert model.score(X, y, weights) != model.score(X, y)
+    with pytest.raises(ValueError, match="sample_weight has shape"):
+        model.score(X, labels[:, 0], sample_weight=weights[:5])
+
+
+def test_the_not_fitted_error_pickles():
+    """Found by review: with scikit-learn loaded, the error raised (also scikit-learn's
+    NotFittedError) could not be pickled, so a joblib worker could not send it back."""
+    import pickle
+    import sklearn.exceptions
+    with pytest.raises(NotFittedError) as raised:
+        RuleListClassifier().predict([[1]])
+    error = pickle.loads(pickle.dumps(raised.value))
+    assert isinstance(error, sklearn.exceptions.NotFittedError) and \
+        isinstance(error, NotFittedError) and str(error) == str(raised.value)
