@@ -33,8 +33,12 @@ class SearchRecordWriter:
         import tempfile
         self.path = Path(path)
         self.scale = scale
-        handle, self.records_path = tempfile.mkstemp(prefix=".records-", dir=self.path.parent
-                                                     if str(self.path.parent) else ".")
+        try:
+            handle, self.records_path = tempfile.mkstemp(
+                prefix=".records-", dir=self.path.parent if str(self.path.parent) else ".")
+        except OSError as error:     # as a trace's (found by review: it named the temp file)
+            raise OSError(f"cannot write the search certificate {self.path}: "
+                          f"{error.strerror or error}") from error
         os.close(handle)
         self.records = open(self.records_path, "w", encoding="utf-8")
         self.count = 0

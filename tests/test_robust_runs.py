@@ -488,3 +488,11 @@ def test_output_dash_is_stdout_and_an_empty_name_is_refused(capsys):
     assert capsys.readouterr().out.startswith("sex,")
     assert main(["data", "compas", "--output", ""]) == 2
     assert "--output: give a file name" in capsys.readouterr().err
+
+
+def test_a_certificate_in_a_missing_folder_is_named(tmp_path):
+    """Found by review: the error named the certificate's temporary records file."""
+    path = tmp_path / "missing" / "c.jsonl"
+    with pytest.raises(OSError, match=f"^cannot write the search certificate {path}: No such "
+                                      "file or directory$"):
+        RuleListClassifier(certificate=path).fit([[0], [1]], [0, 1])
