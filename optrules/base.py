@@ -102,9 +102,15 @@ class RuleEstimator:
         return self
 
     def _validated_params(self):
-        """The parameters checked against ``_parameter_constraints``, in canonical form."""
-        return validate_params(self._parameter_constraints, self.get_params(),
-                               type(self).__name__)
+        """The parameters checked against ``_parameter_constraints``, in canonical form. A
+        subclass may add a parameter without a constraint (passed as it is) and leave some
+        out of its ``__init__`` (their attributes are read), as scikit-learn allows (found by
+        review: both were KeyErrors)."""
+        params = self.get_params()
+        known = {name: params[name] if name in params else getattr(self, name)
+                 for name in self._parameter_constraints}
+        return dict(params, **validate_params(self._parameter_constraints, known,
+                                              type(self).__name__))
 
     def __repr__(self):
         defaults = {name: p.default for name, p in

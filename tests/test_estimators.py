@@ -406,3 +406,15 @@ def test_the_not_fitted_error_pickles():
     error = pickle.loads(pickle.dumps(raised.value))
     assert isinstance(error, sklearn.exceptions.NotFittedError) and \
         isinstance(error, NotFittedError) and str(error) == str(raised.value)
+
+
+def test_a_subclass_may_add_a_parameter_without_a_constraint():
+    """Found by review: fit raised KeyError for it (scikit-learn validates only the
+    parameters that have constraints)."""
+    class Tagged(RuleListClassifier):
+        def __init__(self, lam=0.01, tag="a"):          # the other parameters left out
+            super().__init__(lam)
+            self.tag = tag
+
+    model = clone(Tagged(lam=0.05, tag="b")).fit([[0], [1], [1]], [0, 1, 1])
+    assert model.tag == "b" and model.score([[0], [1]], [0, 1]) == 1.0
