@@ -368,7 +368,10 @@ def test_sorted_classes(values, expected):
 @pytest.mark.parametrize("values, message", [
     (["a", 1], "Mix of label input types (string and number) in y."),
     ([1, None, 2, NAN], "y has 2 missing value(s) (first at row 1)."),
-    (["yes", "NA"], "y has 1 missing value(s) (first at row 1)."),
+    (["yes", "NA"], "y has 1 missing value(s) (first at row 1: the text 'NA' reads as "
+                    "missing, as NA, None and ? do; give that class another name)."),
+    (["mild", "none", "none"], "y has 2 missing value(s) (first at row 1: the text 'none' "
+                               "reads as missing"),     # found by review: it did not say why
     ([(1,), (2,)], "Unknown label type: y holds ['tuple'] values")])
 def test_sorted_classes_refuses(values, message):
     with pytest.raises(ValueError, match=re.escape(message)):

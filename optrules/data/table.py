@@ -540,8 +540,11 @@ def sorted_classes(values, name="y"):
     values = [value.item() if isinstance(value, np.generic) else value for value in values]
     missing = [row for row, value in enumerate(values) if _is_missing(value)]
     if missing:
+        first = values[missing[0]]
+        token = f": the text {first!r} reads as missing, as NA, None and ? do; give that " \
+            "class another name" if isinstance(first, str) else ""
         raise ValueError(f"{name} has {len(missing)} missing value(s) (first at row "
-                         f"{missing[0]}).")
+                         f"{missing[0]}{token}).")
     kinds = {"string" if isinstance(value, str) else
              "number" if isinstance(value, (int, float)) else type(value).__name__
              for value in values}
