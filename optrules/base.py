@@ -55,8 +55,19 @@ def _combined(own_class, theirs):
     return type(own_class.__name__, (own_class, theirs), {"__module__": __name__})
 
 
-def _not_fitted_error(message):
-    return _sklearn_compatible(NotFittedError)(message)
+def _default_parameter(cls, name):
+    """The default of the parameter ``name`` in the first ``__init__`` of ``cls``'s classes
+    that declares it (a subclass may leave it out and never set it)."""
+    for klass in cls.__mro__:
+        parameter = inspect.signature(klass.__init__).parameters.get(name) \
+            if "__init__" in vars(klass) else None
+        if parameter is not None and parameter.default is not inspect.Parameter.empty:
+            return parameter.default
+    raise AttributeError(f"{cls.__name__} has no parameter {name!r}.")
+
+
+def _not_fitted_error(*args):
+    return _sklearn_compatible(NotFittedError)(*args)
 
 
 class DataConversionWarning(UserWarning):
@@ -107,7 +118,8 @@ class RuleEstimator:
         out of its ``__init__`` (their attributes are read), as scikit-learn allows (found by
         review: both were KeyErrors)."""
         params = self.get_params()
-        known = {name: params[name] if name in params else getattr(self, name)
+        known = {name: params[name] if name in params else
+                 getattr(self, name, _default_parameter(type(self), name))
                  for name in self._parameter_constraints}
         return dict(params, **validate_params(self._parameter_constraints, known,
                                               type(self).__name__))
@@ -443,9 +455,9 @@ def _score_weights(sample_weight, n_samples):
     if weights.shape != (n_samples,):
         raise ValueError(f"sample_weight has shape {weights.shape}; expected ({n_samples},), "
                          "one weight per sample.")
-    if not (np.isfinite(weights).all() and (weights >= 0).all() and weights.sum() > 0):
+    if not (np.isfinite(weights).all() and (weights >= 0).all() and weights.max() > 0):
         raise ValueError("sample_weight must hold finite numbers >= 0, not all zero.")
-    return weights
+    return weights / weights.max()          # a score does not depend on the weights' scale
 
 
 def _target_vector(y, n_samples, estimator):

@@ -76,6 +76,8 @@ def test_damaged_model_files_are_refused(models, tmp_path):
             (lambda b: b["model"]["rules"].pop(0), "must start with the default rule"),
             (lambda b: _numeric_condition(b).update(threshold=1e308),    # found by review
              r"threshold 1e\+308 is beyond float32's range"),
+            (lambda b: _numeric_condition(b).update(threshold=3.5e38),
+             r"threshold 3\.5e\+38 is beyond float32's range"),
             (lambda b: b.update(outputs=["yes", "no"]), "in class order")]:
         damaged = json.loads(json.dumps(body))
         change(damaged)
@@ -86,6 +88,19 @@ def test_damaged_model_files_are_refused(models, tmp_path):
         write_model(path, "BoostedRulesClassifier", damaged)
         with pytest.raises(ValueError, match=message):
             load_model(path)
+
+
+def test_a_threshold_that_rounds_to_float32s_largest_value_loads(models, tmp_path):
+    model, X = models["binary"]
+    path = tmp_path / "model.json"
+    model.to_json(path)
+    body = json.loads(path.read_text())
+    _numeric_condition(body).update(threshold=3.4028235e38)   # float32's maximum, printed
+    from optrules.model_files import write_model
+    for field in ("sha256", "format", "version", "kind", "optrules_version"):
+        body.pop(field)
+    write_model(path, "BoostedRulesClassifier", body)
+    assert load_model(path).predict(X).shape == model.predict(X).shape
 
 
 def _numeric_condition(body):

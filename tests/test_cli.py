@@ -157,8 +157,9 @@ def test_predict_names_missing_columns(tmp_path, capsys, compas_dir):
 
 def test_predict_names_the_line_of_a_bad_cell_and_keeps_every_row(tmp_path, capsys):
     """Found by review: a cell that does not fit the model's column kind was named by its
-    0-based row ("row 2" for line 4), and in a file of one column a blank line (a missing
-    value, as pandas writes it) was skipped, so the predictions no longer lined up."""
+    0-based row ("row 2" for line 4), and in a file of one column a blank line between rows
+    (a missing cell? CSV writers write "") was skipped, so the predictions no longer lined
+    up: it is refused, naming the line; trailing blank lines are skipped."""
     data, model = tmp_path / "d.csv", tmp_path / "m.json"
     data.write_text("x,y\n1,1\n2,1\n3,0\n4,0\n1,1\n4,0\n")
     assert main(["rulelist", "--csv", str(data), "--target", "y", "--lam", "0.01", "--quiet",
@@ -169,9 +170,14 @@ def test_predict_names_the_line_of_a_bad_cell_and_keeps_every_row(tmp_path, caps
     assert capsys.readouterr().err.endswith(
         f"feature 'x' is numeric in the model, but the data has the value 'three' ({rows}, "
         "line 4).\n")
-    rows.write_text("\nx\n1\n\n4\n\n")
+    rows.write_text("\nx\n1\n\n4\n")
+    assert main(["predict", "--model", str(model), "--csv", str(rows)]) == 2
+    assert capsys.readouterr().err.endswith(
+        f"{rows}, line 4: a blank line in a file of one column; write a missing cell as \"\" "
+        "(two double quotes), or remove the line.\n")
+    rows.write_text('\nx\n1\n""\n4\n\n\n')
     assert main(["predict", "--model", str(model), "--csv", str(rows)]) == 0
-    assert len(capsys.readouterr().out.splitlines()) == 1 + 4      # header, then 4 rows
+    assert len(capsys.readouterr().out.splitlines()) == 1 + 3      # header, then 3 rows
     rows.write_text("x,z\n1,a\n\n4,b\n\n")       # two columns: blank lines are skipped
     assert main(["predict", "--model", str(model), "--csv", str(rows)]) == 0
     assert len(capsys.readouterr().out.splitlines()) == 1 + 2

@@ -394,6 +394,9 @@ def test_score_takes_sample_weight_and_several_outputs_as_scikit_learn_does():
         assert model.score(X, y, weights) != model.score(X, y)
     with pytest.raises(ValueError, match="sample_weight has shape"):
         model.score(X, labels[:, 0], sample_weight=weights[:5])
+    huge = weights * 1e308                  # a sum beyond the float range: same score
+    assert model.score(X, labels[:, 0], huge) == pytest.approx(
+        model.score(X, labels[:, 0], weights), rel=1e-12)
 
 
 def test_the_not_fitted_error_pickles():
@@ -406,6 +409,8 @@ def test_the_not_fitted_error_pickles():
     error = pickle.loads(pickle.dumps(raised.value))
     assert isinstance(error, sklearn.exceptions.NotFittedError) and \
         isinstance(error, NotFittedError) and str(error) == str(raised.value)
+    for args in ((), ("a", "b")):
+        assert pickle.loads(pickle.dumps(NotFittedError(*args))).args == args
 
 
 def test_a_subclass_may_add_a_parameter_without_a_constraint():
@@ -418,3 +423,9 @@ def test_a_subclass_may_add_a_parameter_without_a_constraint():
 
     model = clone(Tagged(lam=0.05, tag="b")).fit([[0], [1], [1]], [0, 1, 1])
     assert model.tag == "b" and model.score([[0], [1]], [0, 1]) == 1.0
+
+    class Bare(RuleListClassifier):
+        def __init__(self, lam=0.05):                   # nor sets the others: defaults
+            self.lam = lam
+
+    assert Bare().fit([[0], [1], [1]], [0, 1, 1]).score([[0], [1]], [0, 1]) == 1.0

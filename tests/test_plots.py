@@ -307,6 +307,13 @@ def test_an_unreadable_trace_is_named(tmp_path):
     (tmp_path / "plain.jsonl.gz").write_text("{}\n")
     with pytest.raises(ValueError, match="plain.jsonl.gz: cannot read.*a damaged gzip file"):
         read_search_trace(tmp_path / "plain.jsonl.gz")
+    import gzip
+    damaged = bytearray(gzip.compress(("".join(f'{{"n": {k}}}\n' for k in range(500)))
+                                      .encode()))
+    damaged[200:260] = bytes(60)                       # zlib.error, not an OSError
+    (tmp_path / "damaged.jsonl.gz").write_bytes(bytes(damaged))
+    with pytest.raises(ValueError, match="damaged.jsonl.gz: cannot read.*a damaged gzip file"):
+        read_search_trace(tmp_path / "damaged.jsonl.gz")
 
 
 def test_a_trace_named_gz_is_compressed(compas_antecedents, tmp_path):

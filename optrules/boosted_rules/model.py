@@ -223,10 +223,11 @@ def _rule_from_dict(rule, where, names, categories, nominal, outputs):
                              f"{names[feature]!r}. Got {operator!r} instead.")
         if known is None:
             value = json_number(condition["threshold"], f"{at}.threshold", low=-math.inf)
-            if abs(value) > float(np.finfo(np.float32).max):   # found by review: read as inf
+            with np.errstate(over="ignore"):
+                threshold = float(np.float32(value))
+            if math.isinf(threshold):                  # found by review: it was read as inf
                 raise ValueError(f"{at}.threshold {value:g} is beyond float32's range, in "
                                  "which rules compare values.")
-            threshold = float(np.float32(value))
         elif condition["threshold"] in known:
             threshold = float(known.index(condition["threshold"]))
         else:

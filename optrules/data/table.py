@@ -334,15 +334,21 @@ def _read_columns(path):
         raise ValueError(f"{path}: cannot read CSV file ({error.strerror}).") from error
     except (UnicodeDecodeError, csv.Error) as error:
         raise ValueError(f"{path}: not a readable UTF-8 CSV file ({error}).") from error
-    # Blank lines (a trailing one, say) are skipped, as spreadsheet programs do; but in a file
-    # of one column a blank line after the header is an empty cell (pandas writes a missing
-    # value so), and skipping it would shift every later row.
-    while numbered and not numbered[0][1]:
-        numbered.pop(0)
+    # Blank lines (a trailing one, say) are skipped, as spreadsheet programs do. In a file of
+    # one column a blank line between rows could also be a missing cell (which CSV writers
+    # write as ""), and skipping it would shift every later row: refused, naming the line.
+    while numbered and not numbered[-1][1]:
+        numbered.pop()
+    first = next((k for k, (_, row) in enumerate(numbered) if row), None)   # the header
+    if first is not None and len(numbered[first][1]) == 1:
+        blank = next((number for number, row in numbered[first + 1:] if not row), None)
+        if blank is not None:
+            raise ValueError(f"{path}, line {blank}: a blank line in a file of one column; "
+                             'write a missing cell as "" (two double quotes), or remove the '
+                             "line.")
+    numbered = [(number, row) for number, row in numbered if row]
     if not numbered:
         raise ValueError(f"{path}: file is empty; expected a header row.")
-    one_column = len(numbered[0][1]) == 1
-    numbered = [(number, row or [""]) for number, row in numbered if row or one_column]
     header = [name.strip() for name in numbered[0][1]]
     body = [row for _, row in numbered[1:]]
     if not body:

@@ -21,6 +21,7 @@ Examples
 import contextlib
 import json
 import time
+import zlib
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -193,7 +194,7 @@ def read_search_trace(path):
     try:
         with _open(path, "rt") as handle:
             lines = handle.read().splitlines()
-    except (OSError, EOFError, UnicodeDecodeError) as error:
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError) as error:
         reason = getattr(error, "strerror", None) or \
             ("not UTF-8 text" if isinstance(error, UnicodeDecodeError) else
              f"a damaged gzip file: {error}")
