@@ -493,8 +493,8 @@ class _BranchAndBound:
     def queued_nodes(self, deleted=False):
         """(priority without the insertion order, prefix) of the live queued prefixes (and
         of those deleted while waiting, if ``deleted``: a caller that looks at a few of them
-        then reads far fewer nodes)."""
-        return [(priority[:-1], node) for priority, node in self.queue
+        then reads far fewer nodes), in pop order."""
+        return [(priority[:-1], node) for priority, node in sorted(self.queue)
                 if deleted or not node.deleted]
 
     def final_statistics(self):

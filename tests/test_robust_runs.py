@@ -77,6 +77,30 @@ def test_a_fit_that_reached_its_memory_cap_gives_the_memory_back():
     assert model.ensemble_.status == "complete"
 
 
+def test_the_collector_thresholds_come_back_after_the_last_holder():
+    """Fits in parallel threads, and a search's tasks on a worker, raise the collector's
+    thresholds in any order: those from before the first come back after the last. (When each
+    restored what it had found, two that overlapped left them raised for good.)"""
+    import gc
+    from optrules.garbage_collection import (SEARCH_THRESHOLDS, fewer_collections,
+                                             hold_fewer_collections, release_fewer_collections)
+    before = gc.get_threshold()
+    first, second = fewer_collections(), fewer_collections()
+    first.__enter__()
+    second.__enter__()
+    first.__exit__(None, None, None)
+    assert gc.get_threshold() == SEARCH_THRESHOLDS
+    second.__exit__(None, None, None)
+    assert gc.get_threshold() == before
+    hold_fewer_collections("a search")
+    with fewer_collections():
+        assert gc.get_threshold() == SEARCH_THRESHOLDS
+    assert gc.get_threshold() == SEARCH_THRESHOLDS
+    release_fewer_collections("a search")
+    release_fewer_collections("a search")           # once released, nothing more
+    assert gc.get_threshold() == before
+
+
 def test_default_memory_cap_is_half_the_usable_memory():
     from optrules.limits import DEFAULT_MEMORY_FRACTION, default_max_memory
     from optrules.limits import memory_cap

@@ -25,6 +25,7 @@ On a cluster, ``fit_rule_list(data, lam, n_workers=2)``; here every task runs in
 import collections
 import pickle
 import time
+import typing
 from dataclasses import dataclass, replace
 
 from optrules.distributed.tasks import (Coordinator, InMemoryRecords, InProcess, OnDask,
@@ -37,11 +38,10 @@ from optrules.reference.corels import (_BranchAndBound, _Node, bound_figures,
 
 __all__ = ["corels", "InProcess", "OnDask", "Prefix", "run_task"]
 
-@dataclass(frozen=True)
-class Prefix:
+class Prefix(typing.NamedTuple):
     """A queued prefix as a task receives it: antecedents and their rules' predictions, the
     bounds b and b_0 (scaled), the captured weight (curiosity policy) and its queue priority
-    without the insertion order."""
+    without the insertion order. (A tuple: it packs and unpacks as one.)"""
 
     antecedents: tuple
     predictions: tuple
@@ -70,42 +70,37 @@ def best_of(search):
 
 def packed(prefixes):
     """Prefixes as one pickled list of plain tuples: a tenth of the time Dask takes to pickle
-    and unpickle the records themselves (100 000 prefixes: 0.25 s against 1.0 s), which it
-    does twice for every prefix of a split queue (worker to coordinator to worker)."""
-    return pickle.dumps([(prefix.antecedents, prefix.predictions, prefix.lower_bound,
-                          prefix.minority_bound, prefix.n_captured, prefix.priority)
-                         for prefix in prefixes], protocol=pickle.HIGHEST_PROTOCOL)
+    and unpickle records (100 000 prefixes: 0.25 s against 1.0 s), which it does twice for
+    every prefix of a split queue (worker to coordinator to worker)."""
+    return pickle.dumps(list(map(tuple, prefixes)), protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def unpacked(blob):
     """The :class:`Prefix` records of :func:`packed` prefixes."""
-    return [Prefix(*fields) for fields in pickle.loads(blob)]
+    return list(map(Prefix._make, pickle.loads(blob)))
 
 
 def frontier_of(search):
     """The live prefixes waiting in a search's queue, as :class:`Prefix` records."""
-    return _prefixes(search.queued_nodes())
+    paths = {}
+    return [_prefix(priority, node, paths) for priority, node in search.queued_nodes()]
 
 
-def _prefixes(queued):
-    """(priority, trie node) pairs as :class:`Prefix` records (each parent's path is made
-    once: siblings share it)."""
-    frontier, paths = [], {}
-    for priority, node in queued:
-        parent = node.parent
-        if parent is None:                                  # the empty prefix
-            antecedents, predictions = (), ()
-        else:
-            path = paths.get(parent)
-            if path is None:
-                steps = parent.path()
-                path = paths[parent] = (tuple(step.antecedent for step in steps),
-                                        tuple(step.prediction for step in steps))
-            antecedents, predictions = path[0] + (node.antecedent,), \
-                path[1] + (node.prediction,)
-        frontier.append(Prefix(antecedents, predictions, node.lower_bound,
-                               node.minority_bound, node.n_captured, priority))
-    return frontier
+def _prefix(priority, node, paths):
+    """The :class:`Prefix` record of the queued trie node ``node``. ``paths`` keeps each
+    parent's path (antecedents, predictions), made once: siblings share it."""
+    parent = node.parent
+    if parent is None:                                      # the empty prefix
+        antecedents, predictions = (), ()
+    else:
+        path = paths.get(parent)
+        if path is None:
+            steps = parent.path()
+            path = paths[parent] = (tuple(step.antecedent for step in steps),
+                                    tuple(step.prediction for step in steps))
+        antecedents, predictions = path[0] + (node.antecedent,), path[1] + (node.prediction,)
+    return Prefix(antecedents, predictions, node.lower_bound, node.minority_bound,
+                  node.n_captured, priority)
 
 
 def _subtree_search(base):
@@ -251,36 +246,35 @@ def _subtree_search(base):
             current incumbent, which only falls) are dropped here instead, as the pop would
             (with their certificate records): a queue cut near a search's end is mostly such
             prefixes, and each would be packed, sent and queued again for nothing."""
-            left = []
+            left, paths = [], {}
             for priority, node in self.queued_nodes():
                 reason = self._extension_pruned_by(node)
                 if reason is None:
-                    left.append((priority, node))
+                    left.append(_prefix(priority, node, paths))
                 else:
                     self._drop(node, reason)
-            return packed(_prefixes(left))
+            return packed(left)
 
         donates = True
 
         def donation(self):
-            """Every second queued prefix in priority order (the other tasks get good and
-            poor ones; the fast engine's queue is in that order already), packed with the
-            certificate records written so far (their parents'), or None if none would go.
-            Those that a pop would drop stay for the pop to drop. The prefixes leave this
-            task's queue and trie, marked deleted; in its map they stay as another task's
-            entries (:meth:`_own`: their subtrees are searched there). Only the prefixes
-            given are read (specs/distributed.md §4: 500 000 queued, 105 000 given, 1.5 s;
-            2.5 s when each was tested and given a map entry of ints)."""
-            queued = sorted(self.queued_nodes(deleted=True), key=lambda pair: pair[0])
-            given = [(priority, node) for priority, node in queued[1::2]
-                     if not node.deleted and self._extension_pruned_by(node) is None]
-            if not given:
-                return None
-            for _, node in given:
+            """Every second queued prefix in pop order (the other tasks get good and poor
+            ones), packed with the certificate records written so far (their parents'), or
+            None if none would go. Those that a pop would drop stay for the pop to drop. The
+            prefixes leave this task's queue and trie, marked deleted; in its map they stay as
+            another task's entries (:meth:`_own`: their subtrees are searched there). Only
+            the prefixes given are read, each once (specs/distributed.md §4)."""
+            given, paths = [], {}
+            for priority, node in self.queued_nodes(deleted=True)[1::2]:
+                if node.deleted or self._extension_pruned_by(node) is not None:
+                    continue
+                given.append(_prefix(priority, node, paths))
                 node.deleted = True
                 self._unqueue(node)
                 node.parent.children.pop(node.antecedent, None)
-            return packed(_prefixes(given)), None if self.trace is None else self.trace.take()
+            if not given:
+                return None
+            return packed(given), None if self.trace is None else self.trace.take()
 
         def take_back(self, donation):
             """A part of the queue whose call to the hub failed: searched here after all."""

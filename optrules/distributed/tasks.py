@@ -29,7 +29,8 @@ import zlib
 from dataclasses import dataclass
 
 from optrules.blas import single_blas_thread
-from optrules.garbage_collection import fewer_collections
+from optrules.garbage_collection import (fewer_collections, hold_fewer_collections,
+                                         release_fewer_collections)
 from optrules.distributed.cluster import SearchHub
 
 __all__ = ["Coordinator", "HubLink", "InProcess", "OnDask", "SharedSearch", "TaskLimits",
@@ -139,8 +140,20 @@ def worker_cache(search_name):
 
 
 def _forget(search_name):
-    """Drop a finished search's cache on this worker."""
+    """Drop a finished search's cache on this worker, and its hold on the collector's
+    thresholds (:func:`_collections_held`)."""
     _WORKER_STATE.pop(search_name, None)
+    release_fewer_collections(("search", search_name))
+
+
+def _collections_held(link):
+    """The collector's thresholds for a task: held on its worker until its search is
+    forgotten (:func:`~optrules.garbage_collection.hold_fewer_collections` says why), or,
+    without a hub (no search name), for the task alone."""
+    if link is None:
+        return fewer_collections()
+    hold_fewer_collections(("search", link.search_name))
+    return contextlib.nullcontext()
 
 
 def _worker_name():
@@ -162,7 +175,7 @@ class HubLink:
     """
 
     def __init__(self, hub, search_name, origin):
-        self.hub, self.origin = hub, origin
+        self.hub, self.origin, self.search_name = hub, origin, search_name
         self.state = worker_cache(search_name)
         self.in_flight, self.sent = None, 0.0
         self.failures = 0
@@ -331,7 +344,7 @@ def run_search_task(make_search, limits, hub, search_name, records=None):
         from distributed.actor import Actor
         hub = _OnEventLoop(Actor(SearchHub, *hub))
     link = None if hub is None else HubLink(hub, search_name, uuid.uuid4().hex)
-    with single_blas_thread(), fewer_collections():
+    with single_blas_thread(), _collections_held(link):
         search = make_search(link)
         search.split_wanted, search.shares_entries = limits.split_wanted, limits.share_entries
         nodes, stop = search.run_slice(limits, _Slice(search, limits))
