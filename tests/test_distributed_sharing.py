@@ -454,6 +454,29 @@ def test_a_worker_keeps_the_collector_thresholds_of_a_search_until_its_end(monke
     forget = executor.finish
     monkeypatch.setattr(executor, "finish", lambda: (seen.append(gc.get_threshold()), forget()))
     before = gc.get_threshold()
+    assert before != SEARCH_THRESHOLDS
     result = distributed.corels(data, lam, SearchConfig(), "fast", executor)
     assert len(executor.completed) > 1 and result.status == "optimal"
     assert seen == [SEARCH_THRESHOLDS] and gc.get_threshold() == before
+
+
+def test_a_task_that_starts_after_its_search_was_forgotten_leaves_nothing_behind():
+    """A task that Dask could not cancel may start after the coordinator had the workers
+    forget its search (a stop): it neither keeps its map for a next task nor holds the
+    collector's thresholds (found by review: they stayed raised for the worker's life)."""
+    import gc
+    from optrules.distributed.cluster import SearchHub
+    from optrules.fast.corels import compressed
+    from optrules.garbage_collection import SEARCH_THRESHOLDS
+    data, lam = _medium()
+    dataset = compressed(_with_sound_minority(data))
+    start = _VectorisedBranchAndBound(dataset, lam, SearchConfig())
+    best, name = distributed.best_of(start), "a search stopped before this task began"
+    before = gc.get_threshold()
+    assert before != SEARCH_THRESHOLDS
+    tasks._forget(name)
+    result = distributed.run_task(dataset, lam, SearchConfig(), "fast",
+                                  distributed.packed(distributed.frontier_of(start)), best,
+                                  tasks.TaskLimits(None), SearchHub(best), name)
+    assert result.nodes > 0 and result.frontier == []
+    assert gc.get_threshold() == before and name not in tasks._WORKER_STATE

@@ -23,6 +23,7 @@ import functools
 import io
 import math
 import pickle
+import threading
 import time
 import uuid
 import zlib
@@ -132,28 +133,43 @@ class InMemoryRecords:
 #: Per worker process, per search: what its tasks keep for the search's next task on the
 #: worker (the hub's cursor and, for rule lists, the symmetry-map entries seen).
 _WORKER_STATE = {}
+#: The searches this worker forgot, newest last (at most :data:`_FORGOTTEN_KEPT`): a task
+#: still starting when its search stopped (a cancelled task that Dask could not interrupt)
+#: must not bring their state or their hold on the collector back.
+_FORGOTTEN = collections.OrderedDict()
+_FORGOTTEN_KEPT = 1000
+_STATE_LOCK = threading.Lock()
 
 
 def worker_cache(search_name):
-    """What the tasks of the search ``search_name`` keep on this worker (a dict)."""
-    return _WORKER_STATE.setdefault(search_name, {"known": {}, "cursor": 0})
+    """What the tasks of the search ``search_name`` keep on this worker (a dict; a new one,
+    not kept, once the search was forgotten here)."""
+    with _STATE_LOCK:
+        if search_name in _FORGOTTEN:
+            return {"known": {}, "cursor": 0}
+        return _WORKER_STATE.setdefault(search_name, {"known": {}, "cursor": 0})
 
 
 def _forget(search_name):
     """Drop a finished search's cache on this worker, and its hold on the collector's
-    thresholds (:func:`_collections_held`)."""
-    _WORKER_STATE.pop(search_name, None)
-    release_fewer_collections(("search", search_name))
+    thresholds (:func:`_collections_held`), for good."""
+    with _STATE_LOCK:
+        _WORKER_STATE.pop(search_name, None)
+        _FORGOTTEN[search_name] = True
+        if len(_FORGOTTEN) > _FORGOTTEN_KEPT:
+            _FORGOTTEN.popitem(last=False)
+        release_fewer_collections(("search", search_name))
 
 
 def _collections_held(link):
     """The collector's thresholds for a task: held on its worker until its search is
-    forgotten (:func:`~optrules.garbage_collection.hold_fewer_collections` says why), or,
-    without a hub (no search name), for the task alone."""
-    if link is None:
-        return fewer_collections()
-    hold_fewer_collections(("search", link.search_name))
-    return contextlib.nullcontext()
+    forgotten (:func:`~optrules.garbage_collection.hold_fewer_collections` says why), or for
+    the task alone if it has no hub (no search name) or its search was forgotten here."""
+    with _STATE_LOCK:
+        if link is None or link.search_name in _FORGOTTEN:
+            return fewer_collections()
+        hold_fewer_collections(("search", link.search_name))
+        return contextlib.nullcontext()
 
 
 def _worker_name():
