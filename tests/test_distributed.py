@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import threading
+import warnings
 from fractions import Fraction
 from unittest import mock
 
@@ -288,6 +289,18 @@ def test_n_workers_starts_a_local_cluster():
     result = fit_rule_list(data, lam, n_workers=2)
     assert result.status == "optimal" and str(result.objective) == "1/10"
     assert result.statistics["tasks"] >= 1
+
+
+@pytest.mark.parametrize("local", [True, False])
+def test_a_task_with_a_large_frontier_gives_no_dask_warning(cluster, local):
+    """A task carries its frontier (a part of a queue of COMPAS at λ = 0.005 passes 10 MB):
+    Dask's warning about a large graph, with its advice to load the data with Dask, is not
+    for the user of a search (it showed in the benchmark's boosting search on 2 workers)."""
+    from optrules.distributed.cluster import Cluster
+    where = Cluster(1) if local else Cluster(scheduler=cluster.scheduler_address)
+    with where.client() as client, warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert client.submit(len, b"x" * 11_000_000, pure=False).result() == 11_000_000
 
 
 @pytest.mark.slow

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from optrules.validation import Integer, SchedulerAddress
 
-__all__ = ["Cluster", "CLUSTER_CONSTRAINTS", "DistributedUnavailable", "SearchHub",
-           "cluster_parameters"]
+__all__ = ["Cluster", "CLIENT_SETTINGS", "CLUSTER_CONSTRAINTS", "DistributedUnavailable",
+           "SearchHub", "cluster_parameters"]
 
 _INSTALL = "pip install 'optrules[distributed]'"
 
@@ -34,6 +34,14 @@ QUIET_WORKERS = {"distributed.worker.profile.enabled": False,
                  "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
                  "distributed.admin.tick.interval": "1s",
                  "distributed.admin.system-monitor.interval": "5s"}
+
+
+#: Dask settings of this process while a search uses the cluster: no warning about a large
+#: task graph ("Sending large graph ... consider loading the data with Dask directly"). A
+#: task carries its frontier and the problem, so that a restarted worker needs nothing that
+#: the lost one held (specs/distributed.md §2); a part of a queue of COMPAS at λ = 0.005, or
+#: the open nodes of a boosting round, pass Dask's 10 MB and the advice does not apply.
+CLIENT_SETTINGS = {"distributed.admin.large-graph-warning-threshold": "1 PiB"}
 
 
 class DistributedUnavailable(ImportError):
@@ -64,10 +72,10 @@ class Cluster:
             except (ValueError, OSError) as error:    # not an address; no scheduler there
                 raise type(error)(f"The 'scheduler' parameter: no Dask scheduler at "
                                   f"{self.scheduler!r}: {error}") from error
-            with client:
+            with client, dask.config.set(CLIENT_SETTINGS):
                 yield client
             return
-        with dask.config.set(QUIET_WORKERS), contextlib.ExitStack() as stack:
+        with dask.config.set(QUIET_WORKERS | CLIENT_SETTINGS), contextlib.ExitStack() as stack:
             with _workers_ignore_ctrl_c():            # only while the processes start
                 cluster = stack.enter_context(LocalCluster(
                     n_workers=self.n_workers, threads_per_worker=1, processes=True,
