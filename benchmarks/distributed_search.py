@@ -102,6 +102,9 @@ class Simulated:
     def take_donations(self):
         return self.inner.take_donations()
 
+    def progress(self):
+        return self.inner.progress()
+
     def submit(self, frontier, best, limits):
         if self.completed:                  # the k parts: they run to their ends
             result = self.inner.submit(frontier, best, limits)

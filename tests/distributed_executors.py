@@ -21,13 +21,17 @@ class _LockedHub(SearchHub):
         super().__init__(best)
         self.lock = threading.Lock()
 
-    def exchange(self, origin, offer, batch, cursor, donation=None):
+    def exchange(self, origin, offer, batch, cursor, donation=None, report=None):
         with self.lock:
-            return super().exchange(origin, offer, batch, cursor, donation)
+            return super().exchange(origin, offer, batch, cursor, donation, report)
 
     def take_donations(self):
         with self.lock:
             return super().take_donations()
+
+    def progress(self):
+        with self.lock:
+            return super().progress()
 
 
 class FreshWorkers(InProcess):
@@ -89,6 +93,9 @@ class Threads:
 
     def shared_best(self):
         return self.hub.best
+
+    def progress(self):
+        return self.hub.progress()
 
     def finish(self):
         self.pool.shutdown(wait=True)

@@ -97,10 +97,10 @@ def test_tasks_give_half_their_queues_away_and_search_on(compas):
 class _Unreachable(SearchHub):
     """A hub whose calls that carry part of a queue fail (its worker lost on the way)."""
 
-    def exchange(self, origin, offer, batch, cursor, donation=None):
+    def exchange(self, origin, offer, batch, cursor, donation=None, report=None):
         if donation is not None:
             raise ConnectionError("the hub's worker is gone")
-        return super().exchange(origin, offer, batch, cursor)
+        return super().exchange(origin, offer, batch, cursor, report=report)
 
 
 class _HubFailsOnDonations(distributed.InProcess):
@@ -289,6 +289,26 @@ def test_n_workers_starts_a_local_cluster():
     result = fit_rule_list(data, lam, n_workers=2)
     assert result.status == "optimal" and str(result.objective) == "1/10"
     assert result.statistics["tasks"] >= 1
+
+
+def test_progress_counts_the_nodes_of_running_tasks(cluster, compas):
+    """A task gives parts of its queue away instead of ending, so both tasks of a search on
+    two workers may run to its end: the progress figures count the nodes that running tasks
+    report to the hub, per worker, not only those of finished tasks (found: `--progress`
+    showed 0 nodes and no workers for a whole search)."""
+    seen = []
+
+    def progress(nodes, describe):
+        seen.append((nodes, describe()["nodes_by_worker"]))
+
+    result = fit_rule_list(compas, "0.01", scheduler=cluster.scheduler_address,
+                           progress=progress)
+    assert result.status == "optimal"
+    during = [(nodes, workers) for nodes, workers in seen if 0 < nodes < result.nodes_expanded]
+    assert len({nodes for nodes, _ in during}) >= 3          # growing while tasks run
+    assert all(sum(workers.values()) == nodes for nodes, workers in during)
+    assert any(len(workers) == 2 for _, workers in during)
+    assert seen[-1] == (result.nodes_expanded, result.statistics["nodes_by_worker"])
 
 
 @pytest.mark.parametrize("local", [True, False])

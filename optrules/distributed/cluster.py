@@ -136,6 +136,10 @@ class SearchHub:
     (((3,), 'three'), [[('k', 1)]], 1, False)
     >>> hub.take_donations()
     ([('b', b"half of b's queue")], 0)
+    >>> hub.exchange("b", None, [], None, report=("worker 1", 250))[0]
+    ((3,), 'three')
+    >>> hub.progress()
+    (((3,), 'three'), {'b': ('worker 1', 250)})
     """
 
     def __init__(self, best):
@@ -143,19 +147,22 @@ class SearchHub:
         self.batches = []                          # (origin, batch)
         self.parts_wanted = 0
         self.donations = []                        # (origin, donation) not taken yet
+        self.reports = {}                          # origin -> (worker, nodes expanded)
 
     def want_split(self, parts):
         """Ask the running tasks for ``parts`` parts of their queues (0: stop asking; a bool
         counts as 0 or 1)."""
         self.parts_wanted = parts
 
-    def exchange(self, origin, offer, batch, cursor, donation=None):
-        """Offer ``offer`` (or None), the batch of entries ``batch`` and part of a queue
-        ``donation`` (or None) from ``origin``; returns the best, the other origins' batches
-        after ``cursor`` (none if it is None), the new cursor and whether a split is
-        wanted."""
+    def exchange(self, origin, offer, batch, cursor, donation=None, report=None):
+        """Offer ``offer`` (or None), the batch of entries ``batch``, part of a queue
+        ``donation`` (or None) and the progress ``report`` (worker, nodes expanded; or None)
+        from ``origin``; returns the best, the other origins' batches after ``cursor`` (none
+        if it is None), the new cursor and whether a split is wanted."""
         if offer is not None and offer[0] < self.best[0]:
             self.best = offer
+        if report is not None:
+            self.reports[origin] = report
         if batch:
             self.batches.append((origin, batch))
         if donation is not None:
@@ -170,6 +177,11 @@ class SearchHub:
         donations, self.donations = self.donations, []
         self.parts_wanted = max(0, self.parts_wanted - len(donations))
         return donations, self.parts_wanted
+
+    def progress(self):
+        """The coordinator, for its progress figures: the best and each origin's last
+        report."""
+        return self.best, dict(self.reports)
 
     def _split_wanted(self):
         return self.parts_wanted > len(self.donations)

@@ -189,7 +189,7 @@ class _Coordinator(Coordinator):
         return {"objective": objective,
                 "upper_bound": max([objective] + [bound / (2 * n_samples) for bound in bounds]),
                 "boundary": len(bounds),
-                "nodes_by_worker": dict(sorted(self.nodes_by_worker.items()))}
+                "nodes_by_worker": self.workers_nodes()}
 
 
 def optimal_rule(problem, config, executor):

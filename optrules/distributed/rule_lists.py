@@ -435,7 +435,7 @@ class _Coordinator(Coordinator):
                    "incumbent_updates": self.statistics["incumbent_updates"],
                    "queue_size": self._queue_length(),
                    "map_size": self.statistics["symmetry_map_size"],
-                   "nodes_by_worker": dict(sorted(self.nodes_by_worker.items()))}
+                   "nodes_by_worker": self.workers_nodes()}
         if counters_only:
             return figures
         figures.update(bound_figures(self, self._queued_bounds()))

@@ -54,6 +54,9 @@ DONATION_GAP = 0.5
 #: Least seconds between a task's exchanges with the hub (each wakes the worker's event
 #: loop, which then competes with the search for the interpreter).
 EXCHANGE_INTERVAL = 0.1
+#: Least seconds between two looks of the coordinator at what the running tasks reported to
+#: the hub, for the progress figures (only when progress is shown).
+PROGRESS_LOOK = 0.5
 #: Most seconds to wait for the hub's answer where one is waited for: a hub lost with its
 #: worker never answers (the search then goes on without it).
 HUB_TIMEOUT = 10
@@ -190,8 +193,9 @@ class HubLink:
     dropped: sharing only prunes, so the task goes on alone.
     """
 
-    def __init__(self, hub, search_name, origin):
+    def __init__(self, hub, search_name, origin, worker="this process"):
         self.hub, self.origin, self.search_name = hub, origin, search_name
+        self.worker = worker
         self.state = worker_cache(search_name)
         self.in_flight, self.sent = None, 0.0
         self.failures = 0
@@ -199,9 +203,10 @@ class HubLink:
         # carried one were answered, and those whose call failed (to be searched here).
         self.donation, self.donated, self.returned = None, 0, []
 
-    def exchange(self, offer, entries, wait=False, donation=None):
-        """Send ``offer``, the entries ``entries()`` (facts that only prune, or None) and
-        the part of the queue ``donation()`` (or None; only if ``donation`` is given)
+    def exchange(self, offer, entries, wait=False, donation=None, nodes=None):
+        """Send ``offer``, the entries ``entries()`` (facts that only prune, or None),
+        the part of the queue ``donation()`` (or None; only if ``donation`` is given) and the
+        nodes expanded so far (for the progress figures; or None)
         once the previous call is answered; (the shared best, the other tasks' new batches of
         entries, whether a split is wanted) of an answered call, or None. Returns False when
         nothing could be sent yet (neither callable was called). ``wait``: wait for the
@@ -221,7 +226,8 @@ class HubLink:
             # After the entries: they include those of the prefixes given away.
             self.donation = None if donation is None else donation()
             self.in_flight = self.hub.exchange(self.origin, offer, batch, self.state["cursor"],
-                                               self.donation)
+                                               self.donation,
+                                               None if nodes is None else (self.worker, nodes))
             self.sent = time.perf_counter()
             reply = self._reply(wait)          # answered already in one process
         except Exception:             # the hub's worker is gone: search on without it
@@ -306,7 +312,8 @@ class SharedSearch:
 
     def share(self, wait=False, donate=False):
         reply = self.link.exchange(self.best_of() if self.found else None, self.outgoing,
-                                   wait, self.donation if donate else None)
+                                   wait, self.donation if donate else None,
+                                   self.nodes_expanded)
         if reply is not None and reply is not False:
             best, news, self.split_wanted = reply
             self.adopt(best)
@@ -359,7 +366,7 @@ def run_search_task(make_search, limits, hub, search_name, records=None):
     if isinstance(hub, tuple):                  # an actor's (worker address, key)
         from distributed.actor import Actor
         hub = _OnEventLoop(Actor(SearchHub, *hub))
-    link = None if hub is None else HubLink(hub, search_name, uuid.uuid4().hex)
+    link = None if hub is None else HubLink(hub, search_name, uuid.uuid4().hex, worker)
     with single_blas_thread(), _collections_held(link):
         search = make_search(link)
         search.split_wanted, search.shares_entries = limits.split_wanted, limits.share_entries
@@ -420,6 +427,9 @@ class InProcess:
     def shared_best(self):
         return self.hub.best
 
+    def progress(self):
+        return self.hub.progress()
+
     def finish(self):
         _forget(self.name)
 
@@ -467,6 +477,7 @@ class OnDask:
         # argument it would be a dependency, and a task would be cancelled with its worker.
         self.hub_future = self.client.submit(SearchHub, best, actor=True, pure=False)
         self.hub = None                          # until a worker holds it (:meth:`ready`)
+        self.progress_call = None
         # The problem goes with each task (one a worker at a time), not scattered: a
         # restarted worker then needs nothing that the lost one held.
         self.function, self.arguments = task
@@ -518,6 +529,20 @@ class OnDask:
                 timeout=HUB_TIMEOUT)[0]
         return None
 
+    def progress(self):
+        """The hub's :meth:`~optrules.distributed.cluster.SearchHub.progress` as of the last
+        call answered, or None (none answered yet, or the hub lost). One call is in flight at
+        a time, and the coordinator does not wait for it."""
+        call, answer = self.progress_call, None
+        if call is not None and call.done():
+            self.progress_call = None
+            with contextlib.suppress(Exception):
+                answer = call.result()
+        if self.progress_call is None:
+            with contextlib.suppress(Exception):
+                self.progress_call = self.hub.progress()
+        return answer
+
     def finish(self):
         with contextlib.suppress(Exception):      # best effort: the cluster may be gone
             self.client.run(_forget, self.name)
@@ -553,6 +578,9 @@ class Coordinator:
         self.nodes_by_worker = collections.Counter()
         self.split_wanted = None
         self.donations_taken = collections.Counter()       # origin -> parts taken
+        # What running tasks last reported to the hub (origin -> worker, nodes expanded), for
+        # the progress figures; tasks stay there once finished (their results count then).
+        self.reports, self.finished_origins, self.next_look = {}, set(), 0.0
         executor.start(task, best)
 
     def run(self, max_nodes, max_queue, budget, progress):
@@ -599,7 +627,8 @@ class Coordinator:
                     self.frontier.extend(part)
                     return nodes, self._stop("cluster-lost")
             if progress is not None:         # throttled by the callback itself
-                progress(nodes, self.describe)
+                self._look_at_running_tasks()
+                progress(nodes + sum(self._running_nodes().values()), self.describe)
         return nodes, None
 
     def _deal(self, nodes, max_nodes, max_queue, budget):
@@ -635,7 +664,36 @@ class Coordinator:
                 self.allowances[task] = allowance
         self.frontier = []
 
+    def _look_at_running_tasks(self):
+        """For the progress figures, at most every :data:`PROGRESS_LOOK` seconds: the nodes
+        the running tasks reported to the hub (with each exchange), and its best (a list some
+        task scored: also the incumbent of the tasks dealt next). A task gives part of its
+        queue away instead of ending, so the tasks of a search may all run to its end."""
+        now = time.perf_counter()
+        if now < self.next_look:
+            return
+        self.next_look = now + PROGRESS_LOOK
+        answer = self.executor.progress()
+        if answer is not None:
+            best, self.reports = answer
+            if best[0] < self.best[0]:
+                self.best = best
+
+    def _running_nodes(self):
+        """The nodes expanded by the running tasks (as last reported), by worker."""
+        counts = collections.Counter()
+        for origin, (worker, nodes) in self.reports.items():
+            if origin not in self.finished_origins:
+                counts[worker] += nodes
+        return counts
+
+    def workers_nodes(self):
+        """Each worker's expanded nodes for the progress figures: finished tasks' and
+        running ones' (a task lost with its worker keeps its last report)."""
+        return dict(sorted((self.nodes_by_worker + self._running_nodes()).items()))
+
     def _merge(self, result):
+        self.finished_origins.add(result.origin)
         if result.best[0] < self.best[0]:
             self.best = result.best
         for name, count in result.statistics.items():
