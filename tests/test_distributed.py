@@ -296,10 +296,12 @@ def test_progress_counts_the_nodes_of_running_tasks(cluster, compas):
     two workers may run to its end: the progress figures count the nodes that running tasks
     report to the hub, per worker, not only those of finished tasks (found: `--progress`
     showed 0 nodes and no workers for a whole search)."""
-    seen = []
+    seen, evaluations = [], []
 
     def progress(nodes, describe):
-        seen.append((nodes, describe()["nodes_by_worker"]))
+        figures = describe()
+        seen.append((nodes, figures["nodes_by_worker"]))
+        evaluations.append(figures["evaluations"])
 
     result = fit_rule_list(compas, "0.01", scheduler=cluster.scheduler_address,
                            progress=progress)
@@ -309,6 +311,8 @@ def test_progress_counts_the_nodes_of_running_tasks(cluster, compas):
     assert all(sum(workers.values()) == nodes for nodes, workers in during)
     assert any(len(workers) == 2 for _, workers in during)
     assert seen[-1] == (result.nodes_expanded, result.statistics["nodes_by_worker"])
+    assert 0 < evaluations[len(seen) // 2] < evaluations[-1]     # likewise the evaluations
+    assert evaluations[-1] == result.statistics["lower_bound_evaluations"]
 
 
 @pytest.mark.parametrize("local", [True, False])

@@ -136,10 +136,10 @@ class SearchHub:
     (((3,), 'three'), [[('k', 1)]], 1, False)
     >>> hub.take_donations()
     ([('b', b"half of b's queue")], 0)
-    >>> hub.exchange("b", None, [], None, report=("worker 1", 250))[0]
+    >>> hub.exchange("b", None, [], None, report=("worker 1", {"nodes": 250}))[0]
     ((3,), 'three')
     >>> hub.progress()
-    (((3,), 'three'), {'b': ('worker 1', 250)})
+    (((3,), 'three'), {'b': ('worker 1', {'nodes': 250})})
     """
 
     def __init__(self, best):
@@ -147,7 +147,7 @@ class SearchHub:
         self.batches = []                          # (origin, batch)
         self.parts_wanted = 0
         self.donations = []                        # (origin, donation) not taken yet
-        self.reports = {}                          # origin -> (worker, nodes expanded)
+        self.reports = {}                          # origin -> (worker, counters)
 
     def want_split(self, parts):
         """Ask the running tasks for ``parts`` parts of their queues (0: stop asking; a bool
@@ -156,7 +156,7 @@ class SearchHub:
 
     def exchange(self, origin, offer, batch, cursor, donation=None, report=None):
         """Offer ``offer`` (or None), the batch of entries ``batch``, part of a queue
-        ``donation`` (or None) and the progress ``report`` (worker, nodes expanded; or None)
+        ``donation`` (or None) and the progress ``report`` (worker, counters; or None)
         from ``origin``; returns the best, the other origins' batches after ``cursor`` (none
         if it is None), the new cursor and whether a split is wanted."""
         if offer is not None and offer[0] < self.best[0]:

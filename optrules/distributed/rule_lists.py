@@ -220,6 +220,10 @@ def _subtree_search(base):
                         self._delete_subtree(known)              # and its key's entry
                     symmetry_map[key] = entry
 
+        def progress_counters(self):
+            return {"nodes": self.nodes_expanded,
+                    "lower_bound_evaluations": self.statistics["lower_bound_evaluations"]}
+
         def _update_incumbent(self, child, objective, remaining):
             super()._update_incumbent(child, objective, remaining)
             self.found = True
@@ -431,7 +435,7 @@ class _Coordinator(Coordinator):
     def describe(self, counters_only=False):
         """Progress figures, as ``_BranchAndBound.describe`` (queue: prefixes in tasks and
         waiting), with each worker's expanded prefixes."""
-        figures = {"evaluations": self.statistics["lower_bound_evaluations"],
+        figures = {"evaluations": self.counted("lower_bound_evaluations"),
                    "incumbent_updates": self.statistics["incumbent_updates"],
                    "queue_size": self._queue_length(),
                    "map_size": self.statistics["symmetry_map_size"],

@@ -203,10 +203,10 @@ class HubLink:
         # carried one were answered, and those whose call failed (to be searched here).
         self.donation, self.donated, self.returned = None, 0, []
 
-    def exchange(self, offer, entries, wait=False, donation=None, nodes=None):
+    def exchange(self, offer, entries, wait=False, donation=None, counters=None):
         """Send ``offer``, the entries ``entries()`` (facts that only prune, or None),
         the part of the queue ``donation()`` (or None; only if ``donation`` is given) and the
-        nodes expanded so far (for the progress figures; or None)
+        counters so far (a dict, for the progress figures; or None)
         once the previous call is answered; (the shared best, the other tasks' new batches of
         entries, whether a split is wanted) of an answered call, or None. Returns False when
         nothing could be sent yet (neither callable was called). ``wait``: wait for the
@@ -227,7 +227,8 @@ class HubLink:
             self.donation = None if donation is None else donation()
             self.in_flight = self.hub.exchange(self.origin, offer, batch, self.state["cursor"],
                                                self.donation,
-                                               None if nodes is None else (self.worker, nodes))
+                                               None if counters is None else
+                                               (self.worker, counters))
             self.sent = time.perf_counter()
             reply = self._reply(wait)          # answered already in one process
         except Exception:             # the hub's worker is gone: search on without it
@@ -306,6 +307,11 @@ class SharedSearch:
         self.last_exchange = now
         self.share()
 
+    def progress_counters(self):
+        """The counters sent with each exchange for the coordinator's progress figures:
+        ``nodes`` expanded (a search kind may add its own)."""
+        return {"nodes": self.nodes_expanded}
+
     def finish_sharing(self):
         """At the task's end: the last entries, for the other tasks."""
         self.share(wait=True)
@@ -313,7 +319,7 @@ class SharedSearch:
     def share(self, wait=False, donate=False):
         reply = self.link.exchange(self.best_of() if self.found else None, self.outgoing,
                                    wait, self.donation if donate else None,
-                                   self.nodes_expanded)
+                                   self.progress_counters())
         if reply is not None and reply is not False:
             best, news, self.split_wanted = reply
             self.adopt(best)
@@ -682,10 +688,17 @@ class Coordinator:
     def _running_nodes(self):
         """The nodes expanded by the running tasks (as last reported), by worker."""
         counts = collections.Counter()
-        for origin, (worker, nodes) in self.reports.items():
+        for origin, (worker, counters) in self.reports.items():
             if origin not in self.finished_origins:
-                counts[worker] += nodes
+                counts[worker] += counters["nodes"]
         return counts
+
+    def counted(self, name):
+        """The counter ``name`` of the finished tasks and (as last reported) the running
+        ones, for the progress figures."""
+        return self.statistics[name] + sum(
+            counters.get(name, 0) for origin, (_, counters) in self.reports.items()
+            if origin not in self.finished_origins)
 
     def workers_nodes(self):
         """Each worker's expanded nodes for the progress figures: finished tasks' and
