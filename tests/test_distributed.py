@@ -9,6 +9,7 @@ import os
 import signal
 import threading
 import warnings
+from dataclasses import replace
 from fractions import Fraction
 from unittest import mock
 
@@ -313,6 +314,58 @@ def test_progress_counts_the_nodes_of_running_tasks(cluster, compas):
     assert seen[-1] == (result.nodes_expanded, result.statistics["nodes_by_worker"])
     assert 0 < evaluations[len(seen) // 2] < evaluations[-1]     # likewise the evaluations
     assert evaluations[-1] == result.statistics["lower_bound_evaluations"]
+
+
+def _trace_end(path):
+    return json.loads(path.read_text().splitlines()[-1])
+
+
+class _FirstAttemptLost(distributed.InProcess):
+    """The first task's first attempt is lost with its worker after 300 nodes (its last
+    report stays at the hub), and Dask runs the task again."""
+
+    lost = False
+
+    def submit(self, frontier, best, limits):
+        if not self.lost:
+            self.lost = True
+            self.function(*self.arguments, frontier, best, replace(limits, max_nodes=300),
+                          self.hub, self.name)
+        return super().submit(frontier, best, limits)
+
+
+def test_the_work_of_a_lost_attempt_counts_in_the_result_as_in_the_progress(compas, tmp_path):
+    """The last progress figures (and a trace's end record) count a lost attempt's last
+    report; so does the result (found by review: the trace's end said 300 nodes more)."""
+    path = tmp_path / "trace.jsonl"
+
+    def lost_once(dataset, lam, config, engine, cluster):
+        return distributed.corels(dataset, lam, config, engine,
+                                  _FirstAttemptLost(time_slice=None))
+
+    with mock.patch("optrules.rule_lists.fit._distributed_corels", lost_once):
+        result = fit_rule_list(compas, "0.01", n_workers=2, trace=path)
+    one = fit_rule_list(compas, "0.01")
+    assert (result.status, result.objective, rules(result)) == \
+        ("optimal", one.objective, rules(one))
+    end = _trace_end(path)
+    assert (end["nodes"], end["evaluations"]) == \
+        (result.nodes_expanded, result.statistics["lower_bound_evaluations"])
+    assert sum(result.statistics["nodes_by_worker"].values()) == result.nodes_expanded
+    assert result.statistics["tasks"] == 1          # only the retry finished
+
+
+def test_the_work_of_tasks_a_stop_cancels_counts_in_the_result(cluster, compas, tmp_path):
+    """A time limit cancels the running tasks: their last reports count in the result, as in
+    the trace's end record (found by review: the result said 0 nodes, the trace 5 354)."""
+    path = tmp_path / "trace.jsonl"
+    result = fit_rule_list(compas, "0.005", scheduler=cluster.scheduler_address,
+                           time_limit=1.5, trace=path)
+    assert result.status == "time-limit" and result.nodes_expanded > 0
+    end = _trace_end(path)
+    assert (end["nodes"], end["evaluations"]) == \
+        (result.nodes_expanded, result.statistics["lower_bound_evaluations"])
+    assert sum(result.statistics["nodes_by_worker"].values()) == result.nodes_expanded
 
 
 @pytest.mark.parametrize("local", [True, False])

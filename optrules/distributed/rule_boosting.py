@@ -162,6 +162,7 @@ class _Coordinator(Coordinator):
     read off a local search (the problem's data) given the merged incumbent and counters."""
 
     pack, unpack = staticmethod(packed), staticmethod(unpacked)
+    REPORTED_COUNTERS = ("nodes",)
 
     def __init__(self, problem, config, executor):
         self.search = _Search(problem, config)

@@ -401,6 +401,7 @@ class _Coordinator(Coordinator):
     :func:`~optrules.reference.corels.search_result` reads."""
 
     PEAKS = ("max_queue_size", "symmetry_map_size")
+    REPORTED_COUNTERS = ("lower_bound_evaluations",)
     pack, unpack = staticmethod(packed), staticmethod(unpacked)
 
     def __init__(self, dataset, lam, config, engine, executor):

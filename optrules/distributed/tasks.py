@@ -564,6 +564,9 @@ class Coordinator:
 
     #: Counters that are a task's peak, not a count.
     PEAKS = ()
+    #: The counters, besides ``nodes``, that tasks report with their exchanges
+    #: (``progress_counters``) and that the result counts.
+    REPORTED_COUNTERS = ()
 
     @staticmethod
     def pack(nodes):
@@ -584,14 +587,29 @@ class Coordinator:
         self.nodes_by_worker = collections.Counter()
         self.split_wanted = None
         self.donations_taken = collections.Counter()       # origin -> parts taken
-        # What running tasks last reported to the hub (origin -> worker, nodes expanded), for
-        # the progress figures; tasks stay there once finished (their results count then).
+        # What running tasks last reported to the hub (origin -> worker, counters), for the
+        # progress figures; a finished task's result counts instead.
         self.reports, self.finished_origins, self.next_look = {}, set(), 0.0
         executor.start(task, best)
 
     def run(self, max_nodes, max_queue, budget, progress):
         """Deal out tasks until every subtree is done or a limit stops the search: (nodes
-        expanded, None or the stop status)."""
+        expanded, None or the stop status). The nodes and counters include the last reports
+        of tasks that will not finish (cancelled by a stop, or attempts lost with their
+        worker that Dask ran again), as the last progress figures do (a trace's end record
+        is the result's)."""
+        nodes, stop = self._run(max_nodes, max_queue, budget, progress)
+        for worker, counters in self.reports.values():
+            nodes += counters["nodes"]
+            self.nodes_by_worker[worker] += counters["nodes"]
+            for name in self.REPORTED_COUNTERS:
+                self.statistics[name] += counters.get(name, 0)
+        self.reports = {}
+        if progress is not None:
+            progress(nodes, self.describe)
+        return nodes, stop
+
+    def _run(self, max_nodes, max_queue, budget, progress):
         nodes = 0
         if progress is not None:
             progress(nodes, self.describe)
@@ -681,24 +699,24 @@ class Coordinator:
         self.next_look = now + PROGRESS_LOOK
         answer = self.executor.progress()
         if answer is not None:
-            best, self.reports = answer
+            best, reports = answer
+            self.reports = {origin: report for origin, report in reports.items()
+                            if origin not in self.finished_origins}
             if best[0] < self.best[0]:
                 self.best = best
 
     def _running_nodes(self):
         """The nodes expanded by the running tasks (as last reported), by worker."""
         counts = collections.Counter()
-        for origin, (worker, counters) in self.reports.items():
-            if origin not in self.finished_origins:
-                counts[worker] += counters["nodes"]
+        for worker, counters in self.reports.values():
+            counts[worker] += counters["nodes"]
         return counts
 
     def counted(self, name):
         """The counter ``name`` of the finished tasks and (as last reported) the running
         ones, for the progress figures."""
-        return self.statistics[name] + sum(
-            counters.get(name, 0) for origin, (_, counters) in self.reports.items()
-            if origin not in self.finished_origins)
+        return self.statistics[name] + sum(counters.get(name, 0)
+                                           for _, counters in self.reports.values())
 
     def workers_nodes(self):
         """Each worker's expanded nodes for the progress figures: finished tasks' and
@@ -707,6 +725,7 @@ class Coordinator:
 
     def _merge(self, result):
         self.finished_origins.add(result.origin)
+        self.reports.pop(result.origin, None)
         if result.best[0] < self.best[0]:
             self.best = result.best
         for name, count in result.statistics.items():
