@@ -147,10 +147,10 @@ _STATE_LOCK = threading.Lock()
 def worker_cache(search_name):
     """What the tasks of the search ``search_name`` keep on this worker (a dict; a new one,
     not kept, once the search was forgotten here)."""
+    fresh = {"known": {}, "cursor": 0}
     with _STATE_LOCK:
-        if search_name in _FORGOTTEN:
-            return {"known": {}, "cursor": 0}
-        return _WORKER_STATE.setdefault(search_name, {"known": {}, "cursor": 0})
+        return fresh if search_name in _FORGOTTEN else \
+            _WORKER_STATE.setdefault(search_name, fresh)
 
 
 def _forget(search_name):
