@@ -114,8 +114,8 @@ def test_the_merged_certificate_of_tasks_cut_after_every_node_is_accepted(tmp_pa
 
 
 def parity_problem(d=5, n=400, cuts="quantile:6"):
-    """Noisy parity's first boosting round (logistic loss at f = 0): about 6 000 nodes and 3 s
-    in one process with d = 5."""
+    """Noisy parity's first boosting round (logistic loss at f = 0): about 6 000 nodes and
+    0.9 s in one process with d = 5 (2026-11-27; 10 000 nodes and 2.1 s with n = 1 000)."""
     X, y = noisy_parity(n, d=d, seed=0)
     propositions = make_propositions(X, cuts)
     return GradientProblem.from_values(propositions.extents, propositions.names, -y / 2,
@@ -254,14 +254,17 @@ def test_n_workers_starts_one_local_cluster_for_all_rounds():
 
 @pytest.mark.slow
 def test_limits_stop_the_tasks_too(cluster):
-    """A node or time limit is shared among the running tasks, with an exact guarantee."""
-    problem = parity_problem()
-    optimum = fit_rule(problem).objective
-    by_nodes = fit_rule(problem, scheduler=cluster.scheduler_address, max_nodes=500)
-    assert by_nodes.status == "node-limit" and by_nodes.statistics["nodes"] == 500
-    by_time = fit_rule(problem, scheduler=cluster.scheduler_address, time_limit=0.5)
-    assert by_time.status == "time-limit" and by_time.seconds < 3
-    for result in (by_nodes, by_time):
+    """A node or time limit is shared among the running tasks, with an exact guarantee. (The
+    time-limited search takes 2 s in one process: with 0.9 s, two workers sometimes finished
+    it within the 0.5 s.)"""
+    for problem, limit in ((parity_problem(), {"max_nodes": 500}),
+                           (parity_problem(n=1000), {"time_limit": 0.5})):
+        optimum = fit_rule(problem).objective
+        result = fit_rule(problem, scheduler=cluster.scheduler_address, **limit)
+        if "max_nodes" in limit:
+            assert result.status == "node-limit" and result.statistics["nodes"] == 500
+        else:
+            assert result.status == "time-limit" and result.seconds < 3
         assert result.objective <= optimum <= result.upper_bound
         assert result.guarantee == result.objective / result.upper_bound
 
